@@ -1,0 +1,59 @@
+// racelab/workload.h -- what the harness knows about a system under test.
+//
+// The harness sees a scenario's workload as a named body with knobs. It knows
+// nothing about drafters or compilers: the glue in scenarios/workloads/ registers
+// each workload, and the engine runs it, under a strategy, as a trial.
+//
+// A trial body runs on managed thread 0. It starts its own racelab::Threads,
+// joins them, and reports what the oracles saw. The engine itself adds the
+// outcome classes only it can see: hang, crash, divergence and data_race.
+#ifndef RACELAB_WORKLOAD_H_
+#define RACELAB_WORKLOAD_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace racelab {
+
+struct TrialInput {
+  nlohmann::json knobs;    // workload knobs, already merged with defaults
+  std::string mitigation;  // one of the workload's mitigations
+  int threads = 2;         // worker threads the body should start
+  uint64_t seed = 0;       // for the body's own randomness (data, shapes)
+};
+
+// What the system under test's oracles observed during one trial.
+struct Observation {
+  std::vector<std::string> errors;  // exceptions from any thread, with message
+  std::string stuck_state;          // non-empty: global state left wrong after join
+  std::string wrong_result;         // non-empty: output or capture differs from reference
+  int64_t silent_fallbacks = 0;     // compiled calls that ran the eager path
+  nlohmann::json metrics = nlohmann::json::object();  // e.g. steps_per_s, compiles
+};
+
+struct Workload {
+  std::string name;
+  std::string description;
+  nlohmann::json default_knobs = nlohmann::json::object();  // every accepted knob
+  std::vector<std::string> mitigations;                     // accepted mitigation names
+  bool needs_free_running = false;  // true: real-concurrency race (os strategy only)
+  // Brings process-global state back to its initial value (between trials).
+  std::function<void()> reset;
+  std::function<Observation(const TrialInput&)> run;
+};
+
+void register_workload(Workload workload);
+const Workload* find_workload(const std::string& name);
+std::vector<const Workload*> all_workloads();
+
+struct WorkloadRegistrar {
+  explicit WorkloadRegistrar(Workload workload) { register_workload(std::move(workload)); }
+};
+
+}  // namespace racelab
+
+#endif  // RACELAB_WORKLOAD_H_
