@@ -1,0 +1,52 @@
+// engine/outcome.h -- the outcome classes of a trial (design §2.4) and how they
+// are ranked when several apply.
+//
+// Priority, highest first (the first that applies names the trial):
+//
+//   crash > hang > divergence > data_race > stuck_state > wrong_result > error
+//         > silent_fallback > holds
+//
+// Why this order: a crash or hang ends the trial early, so whatever the oracles
+// saw is incomplete; a divergence means the schedule itself was not followed, so
+// the oracles judged a different run; a TSan report is evidence about the code
+// regardless of the logic outcome; a poisoned process (stuck_state) outlives the
+// trial and explains later errors; a silently wrong result is worse than a loud
+// error; a silent fallback is the mildest (the run was correct, only slow).
+#ifndef RACELAB_ENGINE_OUTCOME_H_
+#define RACELAB_ENGINE_OUTCOME_H_
+
+#include <string>
+#include <vector>
+
+#include "racelab/workload.h"
+
+namespace racelab {
+
+enum class Outcome {
+  kHolds,
+  kSilentFallback,
+  kError,
+  kWrongResult,
+  kStuckState,
+  kDataRace,
+  kDivergence,
+  kHang,
+  kCrash,
+};
+
+// "holds", "silent_fallback", ... -- the names used in schedules, JSONL and reports.
+const char* outcome_name(Outcome o);
+// Inverse of outcome_name; false for an unknown name.
+bool parse_outcome(const std::string& name, Outcome* out);
+// All classes, lowest priority first.
+const std::vector<Outcome>& all_outcomes();
+// Higher value wins when several classes apply.
+inline int outcome_rank(Outcome o) { return static_cast<int>(o); }
+inline Outcome worst(Outcome a, Outcome b) { return outcome_rank(a) >= outcome_rank(b) ? a : b; }
+
+// The class the workload's own oracles imply, with a one-line detail.
+Outcome classify_observation(const Observation& obs, std::string* detail);
+
+}  // namespace racelab
+
+#endif  // RACELAB_ENGINE_OUTCOME_H_

@@ -1,0 +1,47 @@
+// engine/run_trial.h -- runs one trial in the calling process.
+//
+// The worker process calls this for every trial it is sent; tests and
+// minimisation call it directly ("in-process trials") when the workload cannot
+// crash or hang outside the scheduler's sight.
+//
+// Sequence: workload.reset(); attach the controller the spec asks for; run the
+// body on a fresh thread as managed thread 0; the calling thread is the
+// watchdog (no progress -- no step, point or event -- for spec.watchdog_s
+// seconds means the running thread is blocked where the scheduler cannot see:
+// `hang`); detach; classify.
+//
+// After a watchdog hang whose threads do not come back, the trial's threads are
+// abandoned (still blocked in the OS) and the result says process_tainted: a
+// worker then exits so the supervisor starts a fresh one.
+#ifndef RACELAB_ENGINE_RUN_TRIAL_H_
+#define RACELAB_ENGINE_RUN_TRIAL_H_
+
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/trial.h"
+#include "racelab/workload.h"
+
+namespace racelab {
+
+struct TrialHooks {
+  std::function<void(const Decision&)> on_decision;  // see Scheduler::Options
+};
+
+// Throws std::invalid_argument for an unknown workload, knob, mitigation or a
+// bad strategy spec (the message names the field).
+TrialResult run_trial(const TrialSpec& spec, const TrialHooks& hooks = {});
+
+// The workload's default knobs overlaid with `knobs`; an unknown knob or a
+// value of another JSON type is an error naming it.
+nlohmann::json merge_knobs(const Workload& workload, const nlohmann::json& knobs);
+// The mitigation to use ("" -> the workload's first, or "none"); an unknown one
+// is an error listing the accepted names.
+std::string resolve_mitigation(const Workload& workload, const std::string& mitigation);
+// find_workload, or an error listing the registered names.
+const Workload& require_workload(const std::string& name);
+
+}  // namespace racelab
+
+#endif  // RACELAB_ENGINE_RUN_TRIAL_H_

@@ -1,0 +1,350 @@
+#include "engine/schedule.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#ifndef RACELAB_VERSION
+#define RACELAB_VERSION "unknown"
+#endif
+
+namespace racelab {
+
+using nlohmann::json;
+
+namespace {
+
+[[noreturn]] void bad(const std::string& source, const std::string& field, const std::string& expected,
+                      const json& got) {
+  throw ScheduleError(fmt::format("{}: field '{}': expected {}, got {}", source, field, expected,
+                                  got.is_null() ? std::string("nothing") : got.dump()));
+}
+
+const json& field(const json& j, const std::string& source, const std::string& name) {
+  static const json null_json;
+  auto it = j.find(name);
+  return it == j.end() ? null_json : *it;
+}
+
+std::string req_string(const json& j, const std::string& src, const std::string& name,
+                       const std::string& label = "") {
+  const json& v = field(j, src, name);
+  if (!v.is_string()) bad(src, label.empty() ? name : label, "a string", v);
+  return v.get<std::string>();
+}
+
+int64_t req_int(const json& j, const std::string& src, const std::string& name, int64_t min,
+                const std::string& label = "") {
+  const json& v = field(j, src, name);
+  if (!v.is_number_integer() || v.get<int64_t>() < min)
+    bad(src, label.empty() ? name : label, fmt::format("an integer >= {}", min), v);
+  return v.get<int64_t>();
+}
+
+// --- base64url (RFC 4648 §5), no padding ---
+const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string b64_encode(const std::string& in) {
+  std::string out;
+  uint32_t buf = 0;
+  int bits = 0;
+  for (unsigned char c : in) {
+    buf = (buf << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out += kB64[(buf >> bits) & 63];
+    }
+  }
+  if (bits > 0) out += kB64[(buf << (6 - bits)) & 63];
+  return out;
+}
+
+bool b64_decode(const std::string& in, std::string* out) {
+  uint32_t buf = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    const char* p = std::strchr(kB64, c);
+    if (c == '\0' || p == nullptr) return false;
+    buf = (buf << 6) | static_cast<uint32_t>(p - kB64);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((buf >> bits) & 0xff));
+    }
+  }
+  return true;
+}
+
+std::string rle_encode(const std::vector<Decision>& ds) {
+  std::string out;
+  for (size_t i = 0; i < ds.size();) {
+    size_t j = i;
+    while (j < ds.size() && ds[j].thread == ds[i].thread) ++j;
+    if (!out.empty()) out += '.';
+    out += std::to_string(ds[i].thread);
+    if (j - i > 1) out += "*" + std::to_string(j - i);
+    i = j;
+  }
+  return out;
+}
+
+std::vector<int> rle_decode(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  std::string tok;
+  while (std::getline(ss, tok, '.')) {
+    size_t star = tok.find('*');
+    std::string t = tok.substr(0, star);
+    std::string n = star == std::string::npos ? "1" : tok.substr(star + 1);
+    size_t used = 0;
+    int thread = -1;
+    long count = 0;
+    try {
+      thread = std::stoi(t, &used);
+      if (used != t.size()) throw std::invalid_argument(t);
+      count = std::stol(n, &used);
+      if (used != n.size()) throw std::invalid_argument(n);
+    } catch (const std::exception&) {
+      throw ScheduleError(fmt::format("compact form: field 'decisions': expected runs like 0*3.1, got '{}'", tok));
+    }
+    if (thread < 0 || count < 1 || count > 10000000)
+      throw ScheduleError(fmt::format("compact form: field 'decisions': bad run '{}'", tok));
+    out.insert(out.end(), static_cast<size_t>(count), thread);
+  }
+  return out;
+}
+
+}  // namespace
+
+json Schedule::to_json() const {
+  json ds = json::array();
+  for (const auto& d : decisions) ds.push_back(decision_to_json(d));
+  json es = json::array();
+  for (const auto& e : events) es.push_back(event_to_json(e));
+  json j = {{"format", "racelab-schedule"},
+            {"version", kScheduleVersion},
+            {"racelab_version", racelab_version.empty() ? std::string(RACELAB_VERSION) : racelab_version},
+            {"scenario", scenario},
+            {"workload", workload},
+            {"knobs", knobs},
+            {"mitigation", mitigation},
+            {"threads", threads},
+            {"strategy", strategy},
+            {"seed", seed},
+            {"decisions", ds},
+            {"events", es},
+            {"outcome", {{"class", outcome_name(outcome)}, {"detail", detail}, {"failing_step", failing_step}}},
+            {"preemptions", preemptions}};
+  if (minimized_from_preemptions >= 0) j["minimized_from_preemptions"] = minimized_from_preemptions;
+  return j;
+}
+
+Schedule Schedule::from_json(const json& j, const std::string& src) {
+  if (!j.is_object()) throw ScheduleError(src + ": expected a JSON object");
+  if (field(j, src, "format") != "racelab-schedule")
+    bad(src, "format", "\"racelab-schedule\"", field(j, src, "format"));
+  const json& ver = field(j, src, "version");
+  if (ver != kScheduleVersion) bad(src, "version", std::to_string(kScheduleVersion), ver);
+  Schedule s;
+  s.racelab_version = field(j, src, "racelab_version").is_string() ? j["racelab_version"].get<std::string>() : "";
+  s.scenario = field(j, src, "scenario").is_string() ? j["scenario"].get<std::string>() : "";
+  s.workload = req_string(j, src, "workload");
+  if (s.workload.empty()) bad(src, "workload", "a workload name", j["workload"]);
+  s.mitigation = req_string(j, src, "mitigation");
+  s.strategy = field(j, src, "strategy").is_string() ? j["strategy"].get<std::string>() : "";
+  const json& knobs = field(j, src, "knobs");
+  if (!knobs.is_object()) bad(src, "knobs", "an object", knobs);
+  s.knobs = knobs;
+  s.threads = static_cast<int>(req_int(j, src, "threads", 1));
+  const json& seed = field(j, src, "seed");
+  if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<int64_t>() >= 0))
+    bad(src, "seed", "an unsigned integer", seed);
+  s.seed = seed.get<uint64_t>();
+  const json& ds = field(j, src, "decisions");
+  if (!ds.is_array()) bad(src, "decisions", "an array", ds);
+  for (size_t i = 0; i < ds.size(); ++i) {
+    const json& d = ds[i];
+    std::string at = fmt::format("decisions[{}]", i);
+    if (!d.is_object()) bad(src, at, "an object", d);
+    Decision x;
+    x.step = req_int(d, src, "step", 0, at + ".step");
+    if (x.step != static_cast<int64_t>(i)) bad(src, at + ".step", std::to_string(i), d["step"]);
+    x.thread = static_cast<int>(req_int(d, src, "thread", 0, at + ".thread"));
+    x.point = field(d, src, "point").is_string() ? d["point"].get<std::string>() : "";
+    if (!field(d, src, "point").is_null() && !field(d, src, "point").is_string())
+      bad(src, at + ".point", "a string", d["point"]);
+    const json& pre = field(d, src, "preemption");
+    if (!pre.is_null() && !pre.is_boolean()) bad(src, at + ".preemption", "true or false", pre);
+    x.preemption = pre.is_boolean() && pre.get<bool>();
+    s.decisions.push_back(std::move(x));
+  }
+  const json& es = field(j, src, "events");
+  if (!es.is_null()) {
+    if (!es.is_array()) bad(src, "events", "an array", es);
+    for (size_t i = 0; i < es.size(); ++i) {
+      const json& e = es[i];
+      std::string at = fmt::format("events[{}]", i);
+      if (!e.is_object()) bad(src, at, "an object", e);
+      Event x;
+      x.step = req_int(e, src, "step", 0, at + ".step");
+      x.thread = static_cast<int>(req_int(e, src, "thread", 0, at + ".thread"));
+      x.kind = req_string(e, src, "kind", at + ".kind");
+      x.what = field(e, src, "what").is_string() ? e["what"].get<std::string>() : "";
+      s.events.push_back(std::move(x));
+    }
+  }
+  const json& out = field(j, src, "outcome");
+  if (!out.is_object()) bad(src, "outcome", "an object {\"class\":...}", out);
+  const json& cls = field(out, src, "class");
+  if (!cls.is_string() || !parse_outcome(cls.get<std::string>(), &s.outcome))
+    bad(src, "outcome.class", "an outcome class (holds, error, stuck_state, ...)", cls);
+  s.detail = field(out, src, "detail").is_string() ? out["detail"].get<std::string>() : "";
+  s.failing_step = field(out, src, "failing_step").is_number_integer() ? out["failing_step"].get<int64_t>() : -1;
+  s.preemptions = s.count_preemptions();
+  const json& mf = field(j, src, "minimized_from_preemptions");
+  if (!mf.is_null()) s.minimized_from_preemptions = req_int(j, src, "minimized_from_preemptions", 0);
+  return s;
+}
+
+Schedule Schedule::from_trial(const TrialSpec& spec, const TrialResult& r) {
+  Schedule s;
+  s.racelab_version = RACELAB_VERSION;
+  s.scenario = spec.scenario;
+  s.workload = spec.workload;
+  s.mitigation = spec.mitigation;
+  s.knobs = spec.knobs.is_object() ? spec.knobs : json::object();
+  s.threads = spec.threads;
+  s.seed = spec.seed;
+  s.strategy = spec.strategy_name;
+  s.decisions = r.decisions;
+  s.events = r.events;
+  s.outcome = r.outcome;
+  s.detail = r.detail;
+  s.failing_step = r.failing_step;
+  s.preemptions = s.count_preemptions();
+  return s;
+}
+
+int64_t Schedule::count_preemptions() const {
+  int64_t n = 0;
+  for (const auto& d : decisions) n += d.preemption ? 1 : 0;
+  return n;
+}
+
+TrialSpec Schedule::replay_spec() const {
+  TrialSpec t;
+  t.scenario = scenario;
+  t.workload = workload;
+  t.mitigation = mitigation;
+  t.knobs = knobs;
+  t.threads = threads;
+  t.seed = seed;
+  t.strategy_name = "replay";
+  json ds = json::array();
+  for (const auto& d : decisions) {
+    json x = {{"thread", d.thread}};
+    if (points_known) x["point"] = d.point;
+    ds.push_back(std::move(x));
+  }
+  t.strategy = {{"kind", "replay"}, {"decisions", std::move(ds)}};
+  return t;
+}
+
+void write_file_atomic(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
+  size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(e)));
+    }
+    off += static_cast<size_t>(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0)
+    throw std::runtime_error(fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(errno)));
+}
+
+void save_schedule(const Schedule& s, const std::string& path) { write_file_atomic(path, s.to_json().dump(1) + "\n"); }
+
+Schedule load_schedule(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ScheduleError(fmt::format("{}: cannot open schedule file", path));
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw ScheduleError(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  }
+  return Schedule::from_json(j, path);
+}
+
+std::string to_compact(const Schedule& s) {
+  json a = json::array({1, s.workload, s.mitigation, s.threads, s.seed, outcome_name(s.outcome), s.knobs,
+                        s.scenario, rle_encode(s.decisions)});
+  return std::string(kCompactPrefix) + b64_encode(a.dump());
+}
+
+Schedule from_compact(const std::string& text_in) {
+  std::string text = text_in;
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  const std::string src = "compact form";
+  if (text.rfind(kCompactPrefix, 0) != 0)
+    throw ScheduleError(fmt::format("{}: expected it to start with '{}'", src, kCompactPrefix));
+  std::string raw;
+  if (!b64_decode(text.substr(std::strlen(kCompactPrefix)), &raw))
+    throw ScheduleError(src + ": not base64url text after the prefix (truncated or mangled log line?)");
+  json a = json::parse(raw, nullptr, false);
+  if (a.is_discarded() || !a.is_array() || a.size() != 9)
+    throw ScheduleError(src + ": payload is not the 9-field array (truncated or mangled log line?)");
+  if (a[0] != 1) bad(src, "version", "1", a[0]);
+  Schedule s;
+  s.racelab_version = "";
+  if (!a[1].is_string() || a[1].get<std::string>().empty()) bad(src, "workload", "a workload name", a[1]);
+  s.workload = a[1];
+  if (!a[2].is_string()) bad(src, "mitigation", "a string", a[2]);
+  s.mitigation = a[2];
+  if (!a[3].is_number_integer() || a[3].get<int>() < 1) bad(src, "threads", "an integer >= 1", a[3]);
+  s.threads = a[3];
+  if (!a[4].is_number_integer() || a[4].get<int64_t>() < 0) bad(src, "seed", "an unsigned integer", a[4]);
+  s.seed = a[4];
+  if (!a[5].is_string() || !parse_outcome(a[5].get<std::string>(), &s.outcome))
+    bad(src, "outcome", "an outcome class", a[5]);
+  if (!a[6].is_object()) bad(src, "knobs", "an object", a[6]);
+  s.knobs = a[6];
+  if (!a[7].is_string()) bad(src, "scenario", "a string", a[7]);
+  s.scenario = a[7];
+  if (!a[8].is_string()) bad(src, "decisions", "run-length text", a[8]);
+  std::vector<int> threads = a[8].get<std::string>().empty() ? std::vector<int>{} : rle_decode(a[8]);
+  for (size_t i = 0; i < threads.size(); ++i) {
+    Decision d;
+    d.step = static_cast<int64_t>(i);
+    d.thread = threads[i];
+    s.decisions.push_back(d);
+  }
+  s.points_known = false;
+  s.strategy = "replay";
+  return s;
+}
+
+Schedule load_schedule_arg(const std::string& arg) {
+  if (arg.rfind(kCompactPrefix, 0) == 0) return from_compact(arg);
+  return load_schedule(arg);
+}
+
+}  // namespace racelab

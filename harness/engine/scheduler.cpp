@@ -1,0 +1,270 @@
+#include "engine/scheduler.h"
+
+#include <chrono>
+#include <exception>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace racelab {
+namespace {
+// Which scheduler owns the calling thread, and its id there. Reset when the
+// thread ends, so a later scheduler at the same address cannot mistake it.
+thread_local const Scheduler* tl_scheduler = nullptr;
+thread_local int tl_id = -1;
+}  // namespace
+
+Scheduler::Scheduler(Strategy* strategy, Options options) : strategy_(strategy), options_(std::move(options)) {
+  threads_.emplace_back();  // thread 0: the trial body, running from the start
+  pending_.push_back("trial.start");
+  current_ = 0;
+}
+
+Scheduler::~Scheduler() = default;
+
+bool Scheduler::aborted() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return aborted_;
+}
+
+int Scheduler::self() const { return tl_id; }
+
+bool Scheduler::manages_current_thread() const {
+  if (tl_scheduler == this) return true;
+  // An instrumented call from a thread we do not schedule (LibTorch's pool, a
+  // raw std::thread): its timing is the OS's, so the run is not fully ours.
+  uncontrolled_.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
+void Scheduler::enter_main() {
+  tl_scheduler = this;
+  tl_id = 0;
+  std::lock_guard<std::mutex> lk(mu_);
+  add_event(0, "start", "thread.start");
+}
+
+void Scheduler::exit_main() { on_thread_end(0); }
+
+void Scheduler::add_event(int thread, const char* kind, const std::string& what) {
+  progress_.fetch_add(1, std::memory_order_relaxed);
+  if (!options_.record_events) return;
+  if (events_.size() >= options_.max_events) {
+    events_truncated_ = true;
+    return;
+  }
+  events_.push_back(Event{step_, thread, kind, what});
+}
+
+const char* Scheduler::name_of(const void* resource) const {
+  auto it = names_.find(resource);
+  return it == names_.end() ? "resource" : it->second;
+}
+
+std::string Scheduler::describe_deadlock() const {
+  std::string out = "deadlock: no runnable thread;";
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    const auto& t = threads_[i];
+    if (t.state == State::kBlocked)
+      out += fmt::format(" thread {} blocked on {};", i, name_of(t.blocked_on));
+    else if (t.state == State::kJoining)
+      out += fmt::format(" thread {} joining thread {};", i, t.join_target);
+  }
+  out.pop_back();
+  return out;
+}
+
+void Scheduler::abort_locked(Outcome outcome, const std::string& detail) {
+  if (aborted_) return;  // the first reason wins
+  aborted_ = true;
+  abort_outcome_ = outcome;
+  abort_detail_ = detail;
+  abort_step_ = step_;
+  for (auto& t : threads_) t.cv.notify_all();
+  state_cv_.notify_all();
+}
+
+void Scheduler::abort(Outcome outcome, const std::string& detail) {
+  std::lock_guard<std::mutex> lk(mu_);
+  abort_locked(outcome, detail);
+}
+
+void Scheduler::throw_aborted(Lock& lk) {
+  std::string why = abort_detail_;
+  lk.unlock();
+  if (std::uncaught_exceptions() == 0) throw TrialAborted(why);
+  // Already unwinding (a destructor reached a point or a lock): throwing again
+  // would terminate the process. Return; the caller retries or carries on, and
+  // every thread now runs freely, so whatever it waits for is also unwinding.
+  std::this_thread::yield();
+}
+
+void Scheduler::reschedule(Lock& lk, int self) {
+  std::vector<int> runnable;
+  bool all_ended = true;
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    if (threads_[i].state == State::kRunnable) runnable.push_back(static_cast<int>(i));
+    if (threads_[i].state != State::kEnded) all_ended = false;
+  }
+  if (runnable.empty()) {
+    if (all_ended) {
+      finished_ = true;
+      state_cv_.notify_all();
+    } else {
+      abort_locked(Outcome::kHang, describe_deadlock());
+    }
+    return;
+  }
+  if (step_ >= options_.max_steps) {
+    abort_locked(Outcome::kHang, fmt::format("livelock: step limit {} reached", options_.max_steps));
+    return;
+  }
+  bool self_runnable = threads_[self].state == State::kRunnable;
+  ChoiceContext ctx;
+  ctx.step = step_;
+  ctx.requester = self;
+  ctx.requester_runnable = self_runnable;
+  ctx.runnable = &runnable;
+  ctx.pending = &pending_;
+  std::string why;
+  int next = strategy_->choose(ctx, &why);
+  if (next < 0) {
+    abort_locked(Outcome::kDivergence, why);
+    return;
+  }
+  Decision d;
+  d.step = step_;
+  d.thread = next;
+  d.point = pending_[next] ? pending_[next] : "";
+  d.preemption = self_runnable && next != self;
+  d.requester = self;
+  d.requester_runnable = self_runnable;
+  d.runnable = std::move(runnable);
+  if (d.preemption) ++preemptions_;
+  if (options_.on_decision) options_.on_decision(d);
+  decisions_.push_back(std::move(d));
+  ++step_;
+  progress_.fetch_add(1, std::memory_order_relaxed);
+  if (next != self) {
+    current_ = next;
+    threads_[next].cv.notify_one();
+  }
+}
+
+void Scheduler::wait_turn(Lock& lk, int self) {
+  auto& me = threads_[self];
+  me.cv.wait(lk, [&] { return current_ == self || aborted_; });
+}
+
+void Scheduler::on_point(const char* name) {
+  int me = self();
+  Lock lk(mu_);
+  if (aborted_) return throw_aborted(lk);
+  pending_[me] = name;
+  add_event(me, "point", name ? name : "");
+  reschedule(lk, me);
+  wait_turn(lk, me);
+  if (aborted_) return throw_aborted(lk);
+}
+
+int Scheduler::on_thread_create() {
+  std::lock_guard<std::mutex> lk(mu_);
+  threads_.emplace_back();
+  pending_.push_back("thread.start");
+  // Runnable at once: the handoff flag (current_) makes it irrelevant whether
+  // the OS thread has physically reached on_thread_start when it is chosen.
+  return static_cast<int>(threads_.size()) - 1;
+}
+
+void Scheduler::on_thread_start(int id) {
+  tl_scheduler = this;
+  tl_id = id;
+  Lock lk(mu_);
+  add_event(id, "start", "thread.start");
+  wait_turn(lk, id);
+  if (aborted_) {
+    lk.unlock();
+    throw TrialAborted(abort_detail_);  // inside racelab::Thread's try
+  }
+}
+
+void Scheduler::on_thread_end(int id) {
+  Lock lk(mu_);
+  auto& me = threads_[id];
+  me.state = State::kEnded;
+  add_event(id, "end", "thread.end");
+  for (auto& t : threads_)
+    if (t.state == State::kJoining && t.join_target == id) t.state = State::kRunnable;
+  tl_scheduler = nullptr;
+  tl_id = -1;
+  if (aborted_) {
+    bool all_ended = true;
+    for (auto& t : threads_) all_ended = all_ended && t.state == State::kEnded;
+    finished_ = all_ended;
+    state_cv_.notify_all();
+    return;
+  }
+  pending_[id] = "thread.end";
+  reschedule(lk, id);  // never waits: this thread is gone
+}
+
+void Scheduler::on_join(int id) {
+  int me = self();
+  Lock lk(mu_);
+  if (!aborted_ && threads_[id].state != State::kEnded) {
+    threads_[me].state = State::kJoining;
+    threads_[me].join_target = id;
+    pending_[me] = "thread.join";
+    add_event(me, "join", fmt::format("thread {}", id));
+    reschedule(lk, me);
+    wait_turn(lk, me);
+  }
+  // Never throws: join() runs in racelab::Thread's destructor. After an abort
+  // the child is unwinding freely; wait until it has really ended.
+  if (aborted_) state_cv_.wait(lk, [&] { return threads_[id].state == State::kEnded; });
+}
+
+void Scheduler::on_block(const void* resource, const char* what) {
+  int me = self();
+  Lock lk(mu_);
+  if (aborted_) return throw_aborted(lk);
+  auto& t = threads_[me];
+  t.state = State::kBlocked;
+  t.blocked_on = resource;
+  names_[resource] = what;
+  pending_[me] = what;
+  add_event(me, "block", what);
+  reschedule(lk, me);
+  wait_turn(lk, me);
+  if (aborted_) return throw_aborted(lk);
+}
+
+void Scheduler::on_release(const void* resource) {
+  int me = self();
+  std::lock_guard<std::mutex> lk(mu_);
+  if (aborted_) {
+    state_cv_.notify_all();
+    return;
+  }
+  for (auto& t : threads_) {
+    if (t.state == State::kBlocked && t.blocked_on == resource) {
+      t.state = State::kRunnable;
+      t.blocked_on = nullptr;
+    }
+  }
+  add_event(me, "release", name_of(resource));
+}
+
+void Scheduler::on_acquire(const void* resource, const char* what) {
+  int me = self();
+  std::lock_guard<std::mutex> lk(mu_);
+  names_[resource] = what;
+  if (!aborted_) add_event(me, "acquire", what);
+}
+
+bool Scheduler::wait_finished(double seconds) {
+  Lock lk(mu_);
+  return state_cv_.wait_for(lk, std::chrono::duration<double>(seconds), [&] { return finished_; });
+}
+
+}  // namespace racelab

@@ -1,0 +1,147 @@
+// engine/scheduler.h -- the controlled scheduler: a racelab::Controller under
+// which exactly one managed thread runs at a time.
+//
+// Handoff is per thread: each managed thread sleeps on its own condition
+// variable (all guarded by one mutex) and the running thread wakes exactly the
+// one its strategy picked, so a step costs one targeted wake-up, not a
+// thundering herd.
+//
+// Every call that can change who runs (a point, a block, a join, a thread's
+// end) is one *step*: the strategy picks among the runnable threads and the
+// choice is recorded as a Decision. Blocking in racelab::Mutex & co is known
+// here (a blocked thread is not runnable until its resource is released), so
+// when no thread can run and not all have ended, that is a real deadlock: the
+// trial ends as `hang` and is unwound by throwing TrialAborted out of every
+// blocked call. While unwinding (std::uncaught_exceptions() > 0) no call throws
+// again; after an abort every thread runs freely until it ends, so the process
+// survives and runs the next trial.
+//
+// Determinism: the scheduler controls only threads created through
+// racelab::Thread (plus thread 0, the trial body). LibTorch's own pool threads
+// are unmanaged; the workload glue pins LibTorch to one intra-op thread
+// (at::set_num_threads(1)) so compute never fans out. Instrumented calls made
+// by an unmanaged thread during a trial are counted (uncontrolled()) and
+// reported as uncontrolled nondeterminism; a replay that cannot follow its
+// schedule reports `divergence`.
+#ifndef RACELAB_ENGINE_SCHEDULER_H_
+#define RACELAB_ENGINE_SCHEDULER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/strategy.h"
+#include "engine/trial.h"
+#include "racelab/controller.h"
+
+namespace racelab {
+
+class Scheduler : public Controller {
+ public:
+  struct Options {
+    int64_t max_steps = 200000;   // more steps: livelock, ends as hang
+    bool record_events = true;
+    size_t max_events = 50000;    // the timeline is truncated past this
+    // Called (under the scheduler's lock) for every decision as it is made; the
+    // worker mirrors decisions into shared memory so a crash cannot lose them.
+    std::function<void(const Decision&)> on_decision;
+  };
+
+  Scheduler(Strategy* strategy, Options options);
+  ~Scheduler() override;
+
+  // Makes the calling thread managed thread 0 (the trial body). Call once,
+  // on the body's thread, before the body runs.
+  void enter_main();
+  // Thread 0's body returned (or threw): it ends like any managed thread.
+  void exit_main();
+
+  // Ends the trial from outside (the watchdog): blocked threads throw.
+  void abort(Outcome outcome, const std::string& detail);
+  // Blocks until every managed thread has ended or `seconds` passed.
+  bool wait_finished(double seconds);
+
+  // Grows with every step and event; the watchdog watches it.
+  int64_t progress() const { return progress_.load(std::memory_order_relaxed); }
+
+  // Results; read after the trial ended.
+  bool aborted() const;
+  Outcome abort_outcome() const { return abort_outcome_; }
+  const std::string& abort_detail() const { return abort_detail_; }
+  int64_t abort_step() const { return abort_step_; }
+  int64_t steps() const { return step_; }
+  int64_t preemptions() const { return preemptions_; }
+  int threads_seen() const { return static_cast<int>(threads_.size()); }
+  int64_t uncontrolled() const { return uncontrolled_.load(); }
+  std::vector<Decision> take_decisions() { return std::move(decisions_); }
+  std::vector<Event> take_events() { return std::move(events_); }
+  bool events_truncated() const { return events_truncated_; }
+
+  // Controller.
+  bool manages_current_thread() const override;
+  void on_point(const char* name) override;
+  int on_thread_create() override;
+  void on_thread_start(int id) override;
+  void on_thread_end(int id) override;
+  void on_join(int id) override;
+  void on_block(const void* resource, const char* what) override;
+  void on_release(const void* resource) override;
+  void on_acquire(const void* resource, const char* what) override;
+
+ private:
+  enum class State { kRunnable, kBlocked, kJoining, kEnded };
+  struct ManagedThread {
+    State state = State::kRunnable;
+    const void* blocked_on = nullptr;
+    int join_target = -1;
+    std::condition_variable cv;  // this thread's own wake-up
+  };
+  using Lock = std::unique_lock<std::mutex>;
+
+  int self() const;
+  void add_event(int thread, const char* kind, const std::string& what);
+  // One step, by the running thread `self` whose state is already updated.
+  void reschedule(Lock& lk, int self);
+  // Sleeps until `self` is chosen again or the trial is aborted.
+  void wait_turn(Lock& lk, int self);
+  void abort_locked(Outcome outcome, const std::string& detail);
+  // After an abort: throw TrialAborted unless the caller is already unwinding.
+  void throw_aborted(Lock& lk);
+  std::string describe_deadlock() const;
+  const char* name_of(const void* resource) const;
+
+  Strategy* strategy_;
+  Options options_;
+
+  mutable std::mutex mu_;
+  std::deque<ManagedThread> threads_;     // deque: stable addresses as it grows
+  std::vector<const char*> pending_;      // per thread: where it waits
+  int current_ = 0;
+  bool aborted_ = false;
+  bool finished_ = false;
+  std::condition_variable state_cv_;      // finished / ended-after-abort
+  Outcome abort_outcome_ = Outcome::kHolds;
+  std::string abort_detail_;
+  int64_t abort_step_ = -1;
+
+  int64_t step_ = 0;
+  int64_t preemptions_ = 0;
+  std::vector<Decision> decisions_;
+  std::vector<Event> events_;
+  bool events_truncated_ = false;
+  std::unordered_map<const void*, const char*> names_;
+
+  std::atomic<int64_t> progress_{0};
+  mutable std::atomic<int64_t> uncontrolled_{0};
+};
+
+}  // namespace racelab
+
+#endif  // RACELAB_ENGINE_SCHEDULER_H_

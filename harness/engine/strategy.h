@@ -1,0 +1,58 @@
+// engine/strategy.h -- who runs next, decided at every scheduling step of ONE
+// trial. These objects hold no state across trials: cross-trial learning is the
+// parent's job (engine/driver.h), which sends each trial a JSON spec:
+//
+//   {"kind":"free"}                     os: no scheduler at all
+//   {"kind":"free","jitter":0.2}        os+jitter: free running, random yield/sleep at points
+//   {"kind":"random"}                   uniform among the runnable threads
+//   {"kind":"pct","d":2,"k":120}        PCT: random priorities, d-1 change points in [0,k)
+//   {"kind":"follow","prefix":[0,1,1]}  DFS: follow a prefix, then never preempt
+//   {"kind":"replay","decisions":[{"thread":1,"point":"a"},...]}  follow exactly or diverge
+//   {"kind":"preempt","set":[[A,k,B],...]}  when A makes its k-th request, switch to B;
+//                                       otherwise never preempt (minimisation)
+//
+// Coin flips come from the trial seed, so a spec plus a seed is a schedule.
+#ifndef RACELAB_ENGINE_STRATEGY_H_
+#define RACELAB_ENGINE_STRATEGY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace racelab {
+
+// The question the scheduler asks at one step.
+struct ChoiceContext {
+  int64_t step = 0;
+  int requester = -1;               // the thread that reached the step
+  bool requester_runnable = false;  // false: it blocked, joined or ended
+  const std::vector<int>* runnable = nullptr;          // candidates, ascending, never empty
+  const std::vector<const char*>* pending = nullptr;   // per thread id: the point it waits at
+};
+
+// The non-preemptive default: keep the requester if it can run, else the
+// lowest runnable id. Every strategy that "does nothing special" uses it, so
+// schedules that differ only in preemptions stay comparable.
+int default_choice(const ChoiceContext& ctx);
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  // Returns a member of *ctx.runnable, or -1 and sets *why: the run cannot
+  // follow what the strategy demands (replay divergence).
+  virtual int choose(const ChoiceContext& ctx, std::string* why) = 0;
+};
+
+// Builds the strategy for one trial; throws std::invalid_argument naming the
+// field for a bad spec. `seed` is the trial seed.
+std::unique_ptr<Strategy> make_strategy(const nlohmann::json& spec, uint64_t seed);
+
+// splitmix64: the one mixing function for seeds (trial seeds, strategy streams).
+uint64_t mix_seed(uint64_t a, uint64_t b);
+
+}  // namespace racelab
+
+#endif  // RACELAB_ENGINE_STRATEGY_H_

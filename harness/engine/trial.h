@@ -1,0 +1,82 @@
+// engine/trial.h -- one trial: what to run (TrialSpec) and what happened
+// (TrialResult), both JSON-serialisable because they cross the pipe between the
+// supervisor and its worker process.
+#ifndef RACELAB_ENGINE_TRIAL_H_
+#define RACELAB_ENGINE_TRIAL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/outcome.h"
+
+namespace racelab {
+
+// What one trial runs. `strategy` is the per-trial strategy spec the worker
+// executes without any cross-trial state (see engine/strategy.h): cross-trial
+// learning (PCT's step estimate, DFS's search stack) lives in the parent's
+// StrategyDriver, so a crashed worker loses nothing.
+struct TrialSpec {
+  std::string scenario;
+  std::string workload;
+  std::string mitigation;
+  nlohmann::json knobs = nlohmann::json::object();
+  int threads = 2;
+  uint64_t seed = 1;       // the trial's seed: the workload's data and the strategy's coin flips
+  int64_t trial = 0;       // index within its cell
+  std::string strategy_name;  // as the user wrote it: "pct:2", "dfs:1", ...
+  nlohmann::json strategy = nlohmann::json::object();  // per-trial spec: {"kind":"random"}, ...
+  double watchdog_s = 10;     // no progress for this long -> hang
+  int64_t max_steps = 200000; // more scheduling steps -> hang (livelock)
+  bool record_events = true;
+
+  nlohmann::json to_json() const;
+  static TrialSpec from_json(const nlohmann::json& j);
+};
+
+// One scheduling step: who was chosen, and where it resumes.
+struct Decision {
+  int64_t step = 0;
+  int thread = 0;        // the chosen thread (managed id; 0 runs the workload body)
+  std::string point;     // the point the chosen thread was paused at and now passes
+  bool preemption = false;  // the requester could have continued but another was chosen
+  int requester = -1;    // the thread that asked for the choice
+  bool requester_runnable = false;
+  std::vector<int> runnable;  // the candidates, ascending
+};
+
+struct Event {
+  int64_t step = 0;
+  int thread = 0;
+  std::string kind;  // point | block | acquire | release | start | end | join
+  std::string what;
+};
+
+struct TrialResult {
+  Outcome outcome = Outcome::kHolds;
+  std::string detail;
+  int64_t failing_step = -1;  // deadlock/divergence step; else the last step for a failure
+  std::vector<Decision> decisions;
+  std::vector<Event> events;
+  int64_t steps = 0;
+  int64_t preemptions = 0;
+  int managed_threads = 0;     // threads the scheduler saw, including thread 0
+  int64_t uncontrolled = 0;    // instrumented calls from unmanaged threads (nondeterminism)
+  double wall_ms = 0;
+  nlohmann::json metrics = nlohmann::json::object();
+  // Set by the engine when the process can no longer run trials (a thread is
+  // stuck in the OS after a watchdog hang): the worker must be replaced.
+  bool process_tainted = false;
+
+  nlohmann::json to_json() const;
+  static TrialResult from_json(const nlohmann::json& j);
+};
+
+nlohmann::json decision_to_json(const Decision& d);
+nlohmann::json event_to_json(const Event& e);
+
+}  // namespace racelab
+
+#endif  // RACELAB_ENGINE_TRIAL_H_

@@ -1,0 +1,357 @@
+// render_html(): the one-file comparison page (see report.h). Inline CSS and
+// SVG only -- no script, no external resource -- so it can be attached to a CI
+// run or mailed and still render.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "reports/report.h"
+#include "reports/svg.h"
+#include "reports/timeline.h"
+
+namespace racelab::reports {
+namespace {
+
+using nlohmann::json;
+using svg::escape;
+
+constexpr const char* kFail = "#c0392b";
+constexpr const char* kHold = "#2e8b57";
+constexpr const char* kSilent = "#d68910";
+constexpr const char* kGrey = "#9aa3ab";
+
+const char* kStyle = R"(
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1200px;color:#1d2329;padding:0 16px}
+h1{font-size:24px;margin:0 0 4px} h2{font-size:19px;margin:36px 0 6px;border-bottom:1px solid #dde2e6;padding-bottom:4px}
+h3{font-size:15px;margin:18px 0 6px} .meta{color:#56606a} .warn{background:#fff3cd;padding:6px 10px;border-radius:4px}
+table{border-collapse:collapse;margin:8px 0} th,td{border:1px solid #dde2e6;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f3f5f7;font-weight:600} td.fails{background:#fbe3e0} td.holds{background:#e3f4ea} td.silent{background:#fdf0d5}
+td.nodata{color:#9aa3ab} .mark{font-weight:700;margin-left:4px} .pass{color:#2e8b57} .fail{color:#c0392b} .incomplete{color:#8a6d00}
+.small{font-size:12px;color:#56606a} .scroll{overflow-x:auto;border:1px solid #eef1f3;padding:4px}
+svg text{font:11px system-ui,sans-serif;fill:#1d2329} code{background:#f3f5f7;padding:1px 4px;border-radius:3px;word-break:break-all}
+.charts{display:flex;flex-wrap:wrap;gap:24px}
+.legend span{display:inline-block;margin-right:14px} .sw{display:inline-block;width:12px;height:12px;vertical-align:middle;margin-right:4px}
+)";
+
+const char* mark(const std::string& status) { return status == "pass" ? "✔" : status == "fail" ? "✘" : "…"; }
+
+std::string verdict_class(const json& m) {
+  if (m["verdict"] == "no data") return "nodata";
+  if (m["verdict"] == "holds") return "holds";
+  const auto& c = m["failure_classes"];
+  return (c.size() == 1 && c[0] == "silent_fallback") ? "silent" : "fails";
+}
+
+const char* verdict_colour(const std::string& cls) {
+  return cls == "holds" ? kHold : cls == "silent" ? kSilent : cls == "fails" ? kFail : kGrey;
+}
+
+std::string anchor(const std::string& name) { return "scenario-" + name; }
+
+// Failure rate per mitigation, with its 95% Wilson interval as whiskers.
+std::string rate_chart(const json& s) {
+  const double label_w = 130, plot_w = 360, row_h = 22, top = 20;
+  const double h = top + row_h * s["mitigations"].size() + 24;
+  std::string out = svg::open(label_w + plot_w + 150, h, "chart chart-rate",
+                               "failure rate per mitigation with 95% Wilson intervals");
+  out += svg::text(label_w, 12, "failure rate (bars) and 95% Wilson interval (whiskers)", "start", "class=\"small\"");
+  for (int pct = 0; pct <= 100; pct += 25) {
+    const double x = label_w + plot_w * pct / 100.0;
+    out += svg::line(x, top - 4, x, h - 20, "#eef1f3");
+    out += svg::text(x, h - 6, std::to_string(pct) + "%", "middle");
+  }
+  double y = top;
+  for (const auto& m : s["mitigations"]) {
+    const double rate = m["rate"], lo = m["wilson"][0], hi = m["wilson"][1];
+    const std::string cls = verdict_class(m);
+    const std::string tip = fmt::format("{}: {} of {} trials failed ({:.1f}%, 95% CI {:.1f}-{:.1f}%)",
+                                        m["name"].get<std::string>(), m["failures"].get<int64_t>(),
+                                        m["trials"].get<int64_t>(), 100 * rate, 100 * lo, 100 * hi);
+    out += svg::text(label_w - 6, y + 14, m["name"], "end");
+    out += svg::rect(label_w, y + 4, plot_w * rate, row_h - 8, verdict_colour(cls), tip);
+    if (m["trials"].get<int64_t>() > 0) {
+      const double x1 = label_w + plot_w * lo, x2 = label_w + plot_w * hi, cy = y + row_h / 2;
+      out += svg::line(x1, cy, x2, cy, "#1d2329", 1.5);
+      out += svg::line(x1, cy - 5, x1, cy + 5, "#1d2329", 1.5);
+      out += svg::line(x2, cy - 5, x2, cy + 5, "#1d2329", 1.5);
+    }
+    out += svg::text(label_w + plot_w + 8, y + 14,
+                     fmt::format("{}/{} ({:.0f}%)", m["failures"].get<int64_t>(), m["trials"].get<int64_t>(), 100 * rate));
+    y += row_h;
+  }
+  return out + svg::close();
+}
+
+// Trials to the first failure per strategy, grouped by thread count, log scale.
+std::string first_failure_chart(const json& s) {
+  const auto& ff = s["first_failure"];
+  if (ff.empty()) return "";
+  int64_t max_v = 1;
+  for (const auto& f : ff)
+    for (const auto& c : f["cells"])
+      max_v = std::max<int64_t>(max_v, std::max<int64_t>(c["first_failure_trial"], c["trials"]));
+  const double label_w = 130, plot_w = 300, bar_h = 14;
+  const double group_h = bar_h * ff.size() + 10;
+  const double h = 24 + group_h * s["threads"].size() + 24;
+  const char* colours[] = {"#2c7fb8", "#7fcdbb", "#f0a04b", "#8e44ad", "#16a085", "#7f8c8d"};
+  std::string out = svg::open(label_w + plot_w + 170, h, "chart chart-first-failure",
+                              "trials to the first failure per strategy");
+  out += svg::text(label_w, 12,
+                   fmt::format("trials to first failure ({}; log scale; grey: none found)",
+                               ff[0]["mitigation"].get<std::string>()),
+                   "start", "class=\"small\"");
+  auto xof = [&](double v) { return label_w + plot_w * std::log10(1 + v) / std::log10(1 + double(max_v)); };
+  double y = 24;
+  for (const auto& t : s["threads"]) {
+    out += svg::text(label_w - 6, y + group_h / 2, fmt::format("{} threads", t.get<int>()), "end");
+    for (size_t i = 0; i < ff.size(); ++i) {
+      for (const auto& c : ff[i]["cells"]) {
+        if (c["threads"] != t) continue;
+        const int64_t v = c["first_failure_trial"], n = c["trials"];
+        const std::string strat = ff[i]["strategy"];
+        std::string label = v > 0 ? fmt::format("{}: {}", strat, v) : fmt::format("{}: none in {}", strat, n);
+        if (c.value("pct_floor", 0.0) > 0) label += fmt::format(" (PCT floor {:.3g})", c["pct_floor"].get<double>());
+        if (v > 0)
+          out += svg::rect(label_w, y, xof(double(v)) - label_w, bar_h - 3, colours[i % 6], label);
+        else
+          out += svg::rect(label_w, y, xof(double(n)) - label_w, bar_h - 3, "#e5e8eb", label,
+                           "stroke=\"#9aa3ab\" stroke-dasharray=\"3 2\"");
+        out += svg::text(std::max(xof(double(v > 0 ? v : n)), label_w) + 4, y + bar_h - 5, label);
+        break;  // one seed drawn per strategy and thread count
+      }
+      y += bar_h;
+    }
+    y += 10;
+  }
+  return out + svg::close();
+}
+
+// Steps/s relative to the ideal mitigation; the dashed line is the ideal.
+std::string cost_chart(const json& s) {
+  std::vector<const json*> rows;
+  double max_rel = 1.0;
+  for (const auto& m : s["mitigations"])
+    if (!m["cost"].is_null() && !m["cost"]["relative"].is_null()) {
+      rows.push_back(&m);
+      max_rel = std::max(max_rel, m["cost"]["relative"].get<double>());
+    }
+  if (rows.empty()) return "";
+  max_rel *= 1.1;
+  const double label_w = 130, plot_w = 320, row_h = 22, top = 20;
+  const double h = top + row_h * rows.size() + 24;
+  std::string out = svg::open(label_w + plot_w + 150, h, "chart chart-cost", "cost per mitigation");
+  out += svg::text(label_w, 12,
+                   fmt::format("{} relative to {} (dashed = ideal)", s["cost_spec"]["metric"].get<std::string>(),
+                               s["cost_spec"]["ideal"].get<std::string>()),
+                   "start", "class=\"small\"");
+  double y = top;
+  for (const json* m : rows) {
+    const double rel = (*m)["cost"]["relative"];
+    out += svg::text(label_w - 6, y + 14, (*m)["name"], "end");
+    out += svg::rect(label_w, y + 4, plot_w * rel / max_rel, row_h - 8, verdict_colour(verdict_class(*m)),
+                     fmt::format("{}: {:.2f} {} = {:.2f}x ideal", (*m)["name"].get<std::string>(),
+                                 (*m)["cost"]["value"].get<double>(), s["cost_spec"]["metric"].get<std::string>(), rel));
+    out += svg::text(label_w + plot_w + 8, y + 14, fmt::format("{:.2f}x", rel));
+    y += row_h;
+  }
+  const double x1 = label_w + plot_w / max_rel;
+  out += svg::line(x1, top - 2, x1, h - 20, "#1d2329", 1) ;
+  out += svg::text(x1, h - 6, "1.0 = ideal", "middle");
+  return out + svg::close();
+}
+
+// Per-thread lanes: who runs (from the decisions), lock waits and holds,
+// points, forced preemptions, and the failing step as a red band.
+std::string timeline_svg(const json& s, const json& schedule) {
+  const Timeline t = read_timeline(schedule);
+  if (t.threads.empty() || t.steps == 0) return "<p class=\"small\">The schedule has no decisions or events to draw.</p>";
+  const double left = 80, lane_h = 38, top = 30;
+  const double sw = std::clamp(1000.0 / double(t.steps), 4.0, 26.0);
+  const double width = left + sw * double(t.steps) + 20;
+  const double height = top + lane_h * t.threads.size() + 30;
+  std::map<int, double> lane;
+  for (size_t i = 0; i < t.threads.size(); ++i) lane[t.threads[i]] = top + lane_h * i;
+  auto x = [&](int64_t step) { return left + sw * double(step); };
+
+  std::string out = svg::open(width, height, "timeline",
+                              "per-thread timeline of the minimised failing schedule of " + s["name"].get<std::string>());
+  // Step axis.
+  const int64_t tick = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(60.0 / sw)));
+  for (int64_t st = 0; st <= t.steps; st += tick) {
+    out += svg::line(x(st), top - 6, x(st), height - 26, "#f0f2f4");
+    out += svg::text(x(st), height - 12, std::to_string(st), "middle");
+  }
+  out += svg::text(left, 14, "step →", "start", "class=\"small\"");
+  if (t.failing_step >= 0) {
+    out += svg::rect(x(t.failing_step), top - 8, sw, height - top - 18, "#f5b7b1",
+                     fmt::format("failing step {}: {} {}", t.failing_step, t.outcome, t.detail),
+                     "class=\"failing-step\" opacity=\"0.85\"");
+    out += svg::text(x(t.failing_step) + sw / 2, top - 12, fmt::format("✘ step {}: {}", t.failing_step, t.outcome),
+                     "middle", "fill=\"#c0392b\" font-weight=\"700\"");
+  }
+  for (int th : t.threads) {
+    const double y = lane.at(th);
+    out += svg::text(left - 8, y + lane_h / 2 + 4, fmt::format("thread {}", th), "end");
+    out += svg::line(left, y + lane_h / 2, x(t.steps), y + lane_h / 2, "#dde2e6");
+  }
+  for (const auto& sp : t.running)
+    out += svg::rect(x(sp.begin), lane.at(sp.thread) + lane_h / 2 - 5, x(sp.end) - x(sp.begin), 10, "#a9cce3",
+                     fmt::format("thread {} runs, steps {}-{} (from {})", sp.thread, sp.begin, sp.end - 1, sp.what),
+                     "class=\"run\"");
+  for (const auto& sp : t.holds)
+    out += svg::rect(x(sp.begin), lane.at(sp.thread) + 4, x(sp.end) - x(sp.begin), 5, "#2c7fb8",
+                     fmt::format("thread {} holds {}, steps {}-{}", sp.thread, sp.what, sp.begin, sp.end - 1),
+                     "class=\"hold\"");
+  for (const auto& sp : t.waits)
+    out += svg::rect(x(sp.begin), lane.at(sp.thread) + lane_h - 10, x(sp.end) - x(sp.begin), 6, "#e67e22",
+                     fmt::format("thread {} waits for {}, steps {}-{}", sp.thread, sp.what, sp.begin, sp.end - 1),
+                     "class=\"wait\"");
+  for (const auto& p : t.points)
+    out += svg::circle(x(p.step) + sw / 2, lane.at(p.thread) + lane_h / 2, std::min(3.5, sw / 2.5), "#1d2329",
+                       fmt::format("step {}: thread {} at {}", p.step, p.thread, p.what));
+  for (const auto& p : t.preemptions) {
+    const double cx = x(p.step), y = lane.at(p.thread);
+    out += fmt::format(R"(<path class="preemption" d="M{:.1f} {:.1f} l5 -8 l-10 0 z" fill="#8e44ad"><title>{}</title></path>)",
+                       cx, y + 8, escape(fmt::format("step {}: preemption, thread {} runs from {}", p.step, p.thread, p.what)));
+  }
+  return out + svg::close();
+}
+
+std::string decisions_table(const json& schedule) {
+  std::string rows;
+  int shown = 0;
+  for (const auto& d : schedule.value("decisions", json::array())) {
+    if (!d.is_object() || !d.value("preemption", false)) continue;
+    if (++shown > 40) break;
+    rows += fmt::format("<tr><td>{}</td><td>{}</td><td><code>{}</code></td></tr>", d.value("step", 0),
+                        d.value("thread", 0), escape(d.value("point", "")));
+  }
+  if (rows.empty()) return "";
+  return "<table class=\"preemptions\"><tr><th>step</th><th>switch to thread</th><th>at point</th></tr>" + rows +
+         "</table>";
+}
+
+}  // namespace
+
+std::string render_html(const json& report) {
+  const auto& c = report["campaign"];
+  const auto& e = report["expectations"];
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                  "<title>racelab mitigation comparison</title><style>";
+  h += kStyle;
+  h += "</style></head><body>\n<h1>racelab mitigation comparison</h1>\n";
+  h += fmt::format("<p class=\"meta\">racelab {} · generated {} · mode <code>{}</code> · budget scale {} · {} trials "
+                   "in {:.1f} s · {} of {} cells</p>\n",
+                   escape(report["racelab_version"]), escape(report["generated"]), escape(c["mode"]),
+                   c["budget_scale"].get<double>(), c["trials"].get<int64_t>(), c["wall_s"].get<double>(),
+                   c["cells_done"].get<int64_t>(), c["cells_planned"].get<int64_t>());
+  if (!c["complete"].get<bool>())
+    h += fmt::format("<p class=\"warn\"><b>{}</b>: this report covers {} of {} cells. Every finished trial is "
+                     "included; undecided expectations are marked …</p>\n",
+                     c["interrupted"].get<bool>() ? "Interrupted campaign" : "Partial campaign (one shard?)",
+                     c["cells_done"].get<int64_t>(), c["cells_planned"].get<int64_t>());
+  h += fmt::format("<p id=\"expectation-summary\">Expectations: <b class=\"pass\">{} passed</b>, "
+                   "<b class=\"fail\">{} failed</b>, <b class=\"incomplete\">{} incomplete</b> of {}.</p>\n",
+                   e["passed"].get<int64_t>(), e["failed"].get<int64_t>(), e["incomplete"].get<int64_t>(),
+                   e["total"].get<int64_t>());
+
+  // The verdict table.
+  h += "<h2 id=\"verdicts\">Verdicts: mitigation × race</h2>\n<p class=\"small\">Each cell: failing / total trials "
+       "over every thread count and strategy, and the failure classes seen. Red: the race reproduces; green: it "
+       "holds; amber: it only falls back silently. ✔ the scenario's expectation holds, ✘ it does not, … not "
+       "decided yet.</p>\n<div class=\"scroll\"><table id=\"verdict-table\"><tr><th>mitigation</th>";
+  for (const auto& s : report["scenarios"])
+    h += fmt::format("<th><a href=\"#{}\">{}</a></th>", anchor(s["name"]), escape(s["race"]));
+  h += "</tr>\n";
+  for (const auto& name : report["verdict_table"]["mitigations"]) {
+    h += "<tr><th>" + escape(name) + "</th>";
+    for (const auto& s : report["scenarios"]) {
+      const json* m = nullptr;
+      for (const auto& x : s["mitigations"])
+        if (x["name"] == name) m = &x;
+      if (!m) {
+        h += "<td class=\"nodata\">not swept</td>";
+        continue;
+      }
+      const std::string st = (*m)["check"]["status"];
+      std::string classes;
+      for (const auto& k : (*m)["failure_classes"]) classes += (classes.empty() ? "" : ", ") + k.get<std::string>();
+      h += fmt::format("<td class=\"{}\" title=\"{}\"><b>{}</b> {}/{}<span class=\"mark {}\">{}</span><br>"
+                       "<span class=\"small\">{}</span></td>",
+                       verdict_class(*m), escape("expected: " + (*m)["check"]["describe"].get<std::string>()),
+                       escape((*m)["verdict"]), (*m)["failures"].get<int64_t>(), (*m)["trials"].get<int64_t>(), st,
+                       mark(st), escape(classes));
+    }
+    h += "</tr>\n";
+  }
+  h += "</table></div>\n";
+
+  for (const auto& s : report["scenarios"]) {
+    h += fmt::format("<section id=\"{}\"><h2>{} <span class=\"small\"><code>{}</code></span></h2>\n<p>{}</p>\n",
+                     anchor(s["name"]), escape(s["race"]), escape(s["name"]), escape(s["description"]));
+    h += fmt::format("<p class=\"small\">workload <code>{}</code> · knobs <code>{}</code> · threads {} · strategies {}</p>\n",
+                     escape(s["workload"]), escape(s["knobs"].dump()), escape(s["threads"].dump()),
+                     escape(s["strategies"].dump()));
+    h += "<div class=\"charts\"><div>" + rate_chart(s) + "</div><div>" + first_failure_chart(s) + "</div>";
+    const std::string cost = cost_chart(s);
+    if (!cost.empty()) h += "<div>" + cost + "</div>";
+    h += "</div>\n";
+
+    h += "<table class=\"mitigations\"><tr><th>mitigation</th><th>verdict</th><th>failures / trials</th>"
+         "<th>rate [95% Wilson]</th><th>expected</th><th>check</th><th>measured</th></tr>\n";
+    for (const auto& m : s["mitigations"]) {
+      std::string measured;
+      for (const auto& cl : m["check"]["clauses"])
+        measured += (measured.empty() ? "" : "<br>") + escape(cl["clause"].get<std::string>() + ": " +
+                                                              cl["measured"].get<std::string>());
+      std::string why = m["check"]["why"];
+      const std::string st = m["check"]["status"];
+      h += fmt::format("<tr><th>{}</th><td class=\"{}\">{}</td><td>{} / {}</td><td>{:.1f}% [{:.1f}, {:.1f}]</td>"
+                       "<td>{}{}</td><td class=\"{}\">{} {}</td><td class=\"small\">{}</td></tr>\n",
+                       escape(m["name"]), verdict_class(m), escape(m["verdict"]), m["failures"].get<int64_t>(),
+                       m["trials"].get<int64_t>(), 100 * m["rate"].get<double>(), 100 * m["wilson"][0].get<double>(),
+                       100 * m["wilson"][1].get<double>(), escape(m["check"]["describe"]),
+                       why.empty() ? "" : "<br><span class=\"small\">" + escape(why) + "</span>", st, mark(st), st,
+                       measured);
+    }
+    h += "</table>\n";
+
+    const auto& tl = s["timeline"];
+    h += "<h3>Minimised failing schedule</h3>\n";
+    if (tl.is_null()) {
+      h += "<p class=\"small\">No failing trial with a schedule file (free-running failures have no schedule).</p>\n";
+    } else if (tl["schedule"].is_null()) {
+      h += "<p class=\"small\">" + escape(tl.value("problem", "schedule unavailable")) + "</p>\n";
+    } else {
+      const auto& sc = tl["schedule"];
+      h += fmt::format("<p><b>{}</b> under <code>{}</code>, strategy <code>{}</code>, {} threads: {} preemptions "
+                       "(minimised from {}). {}</p>\n",
+                       escape(tl["outcome"]), escape(tl["mitigation"]), escape(tl["strategy"]), tl["threads"].get<int>(),
+                       sc.value("preemptions", 0), sc.value("minimized_from_preemptions", sc.value("preemptions", 0)),
+                       escape(tl["detail"]));
+      h += "<p class=\"legend small\"><span><i class=\"sw\" style=\"background:#a9cce3\"></i>running</span>"
+           "<span><i class=\"sw\" style=\"background:#2c7fb8\"></i>holds a lock</span>"
+           "<span><i class=\"sw\" style=\"background:#e67e22\"></i>waits for a lock</span>"
+           "<span><i class=\"sw\" style=\"background:#1d2329;border-radius:6px\"></i>interleaving point</span>"
+           "<span><i class=\"sw\" style=\"background:#8e44ad\"></i>preemption</span>"
+           "<span><i class=\"sw\" style=\"background:#f5b7b1\"></i>failing step</span></p>\n";
+      h += "<div class=\"scroll\">" + timeline_svg(s, sc) + "</div>\n" + decisions_table(sc);
+      h += fmt::format("<p class=\"small\">Schedule <code>{}</code>; Chrome trace <code>traces/{}.trace.json</code> "
+                       "(open in ui.perfetto.dev); replay: <code>{}</code></p>\n",
+                       escape(tl["schedule_file"]), escape(s["name"]), escape(tl["compact"]));
+    }
+    h += "</section>\n";
+  }
+  if (!c["warnings"].empty()) {
+    h += "<h2>Warnings</h2><ul>";
+    for (const auto& w : c["warnings"]) h += "<li>" + escape(w) + "</li>";
+    h += "</ul>\n";
+  }
+  h += "</body></html>\n";
+  return h;
+}
+
+}  // namespace racelab::reports

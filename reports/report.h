@@ -1,0 +1,51 @@
+// reports/report.h -- results in, reports out.
+//
+// build_report() turns raw results (one campaign, a partial one, or merged
+// shards) into the canonical JSON report (format "racelab-report", documented in
+// reports/REPORT_FORMAT.md). Every other format is rendered from that JSON, so
+// the formats cannot disagree:
+//
+//   results.jsonl --build_report--> report.json --render_*--> report.md, report.html,
+//                                                            junit.xml, *.trace.json
+#ifndef RACELAB_REPORTS_REPORT_H_
+#define RACELAB_REPORTS_REPORT_H_
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/results_log.h"
+
+namespace racelab::reports {
+
+inline constexpr const char* kReportFormat = "racelab-report";
+inline constexpr int kReportVersion = 1;
+
+// Throws std::runtime_error when merged results disagree (different budget
+// scales or modes), naming the files' shards.
+nlohmann::json build_report(const ResultsData& data);
+
+// Expectation totals of a report: {"total", "passed", "failed", "incomplete"}.
+bool all_expectations_pass(const nlohmann::json& report);
+
+std::string render_markdown(const nlohmann::json& report);
+std::string render_html(const nlohmann::json& report);  // self-contained, inline SVG
+std::string render_junit(const nlohmann::json& report);  // one <testcase> per expectation
+
+// Chrome trace-event JSON (opens in Perfetto / chrome://tracing) of a schedule
+// file's events: one track per thread, lock waits and holds as slices, points
+// and preemptions as instants, the failing step as a global marker. One step is
+// drawn as one microsecond.
+nlohmann::json chrome_trace(const nlohmann::json& schedule);
+
+struct ReportFiles {
+  std::string json, markdown, html, junit;  // empty: not written
+};
+// Writes report.json, report.md, report.html (and `junit_path` if non-empty)
+// into out_dir atomically, plus traces/<scenario>.trace.json for each timeline.
+ReportFiles write_reports(const nlohmann::json& report, const std::string& out_dir,
+                          const std::string& junit_path = "");
+
+}  // namespace racelab::reports
+
+#endif  // RACELAB_REPORTS_REPORT_H_

@@ -1,0 +1,54 @@
+// trainer/checkpoint/checkpoint.h -- versioned, checksummed checkpoint files.
+//
+// Layout (little-endian):
+//   8 bytes  magic "RLCKPT\r\n"
+//   u32      format version (kCheckpointVersion)
+//   u32      reserved (0)
+//   u64      meta length,  u64 payload length,  u64 FNV-1a-64 of meta+payload
+//   meta     JSON: {"kind": ..., "config": {...}, ...} -- what must match to load
+//   payload  LibTorch serialization (torch::pickle_save of a name->tensor dict)
+// Files are written to `path.tmp`, flushed, fsync'ed and renamed, so a reader
+// never sees a half-written checkpoint and a crash keeps the previous one.
+// Every refusal is trainer::BadInput naming the file and what was wrong.
+#ifndef TRAINER_CHECKPOINT_CHECKPOINT_H_
+#define TRAINER_CHECKPOINT_CHECKPOINT_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+namespace trainer::checkpoint {
+
+constexpr uint32_t kCheckpointVersion = 1;
+
+struct File {
+  nlohmann::json meta;        // must contain "kind"
+  std::vector<char> payload;
+};
+
+void write(const std::string& path, const File& file);
+// Refuses a missing, truncated, corrupt, wrong-version or wrong-kind file.
+File read(const std::string& path, const std::string& expected_kind);
+// True when the file starts with the racelab checkpoint magic.
+bool has_magic(const std::string& path);
+
+// Throws BadInput "<path>: checkpoint was written for a different <what>:
+// '<key>' is X in the checkpoint, Y in this run" for the first differing key.
+void require_match(const std::string& path, const std::string& what, const nlohmann::json& in_file,
+                   const nlohmann::json& expected);
+
+// LibTorch serialization of named tensors.
+std::vector<char> save_tensors(const std::map<std::string, at::Tensor>& tensors);
+std::map<std::string, at::Tensor> load_tensors(const std::vector<char>& bytes, const std::string& what);
+
+// Bytes <-> uint8 tensor, to carry opaque blobs (optimizer state) in a payload.
+at::Tensor bytes_to_tensor(const std::vector<char>& bytes);
+std::vector<char> tensor_to_bytes(const at::Tensor& t);
+
+}  // namespace trainer::checkpoint
+
+#endif  // TRAINER_CHECKPOINT_CHECKPOINT_H_

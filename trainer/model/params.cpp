@@ -1,0 +1,66 @@
+#include "trainer/model/params.h"
+
+#include <stdexcept>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+
+#include "trainer/util/errors.h"
+
+namespace trainer {
+
+at::Tensor ParamSet::add(const std::string& name, at::Tensor value, bool trainable) {
+  if (index_.count(name)) throw std::logic_error("parameter registered twice: " + name);
+  value = value.detach().contiguous();
+  if (trainable) value.requires_grad_(true);
+  index_[name] = items_.size();
+  items_.emplace_back(name, value);
+  return value;
+}
+
+const at::Tensor& ParamSet::operator[](const std::string& name) const {
+  auto it = index_.find(name);
+  if (it == index_.end()) throw std::logic_error("no parameter named " + name);
+  return items_[it->second].second;
+}
+
+std::vector<at::Tensor> ParamSet::trainable() const {
+  std::vector<at::Tensor> out;
+  for (auto& [name, t] : items_)
+    if (t.requires_grad()) out.push_back(t);
+  return out;
+}
+
+void ParamSet::freeze() {
+  for (auto& [name, t] : items_) t.requires_grad_(false);
+}
+
+int64_t ParamSet::numel() const {
+  int64_t n = 0;
+  for (auto& [name, t] : items_) n += t.numel();
+  return n;
+}
+
+void ParamSet::load(const std::map<std::string, at::Tensor>& saved, const std::string& what,
+                    const std::string& prefix) {
+  at::NoGradGuard no_grad;
+  for (auto& [name, t] : items_) {
+    auto it = saved.find(prefix + name);
+    if (it == saved.end()) throw BadInput(fmt::format("{}: parameter '{}' is missing", what, prefix + name));
+    if (it->second.sizes() != t.sizes() || it->second.scalar_type() != t.scalar_type())
+      throw BadInput(fmt::format("{}: parameter '{}' has shape {} ({}), expected {} ({})", what, prefix + name,
+                                 fmt::join(it->second.sizes(), "x"), c10::toString(it->second.scalar_type()),
+                                 fmt::join(t.sizes(), "x"), c10::toString(t.scalar_type())));
+    t.copy_(it->second);
+  }
+}
+
+at::Generator make_generator(uint64_t seed) { return at::detail::createCPUGenerator(seed); }
+
+at::Tensor init_normal(at::IntArrayRef shape, double std, at::Generator& gen) {
+  auto t = at::empty(shape, at::kFloat);
+  // normal_ takes the generator's own lock; each model owns its generator.
+  return t.normal_(0.0, std, gen);
+}
+
+}  // namespace trainer
