@@ -91,7 +91,7 @@ std::string first_failure_chart(const json& s) {
   int64_t max_v = 1;
   for (const auto& f : ff)
     for (const auto& c : f["cells"])
-      max_v = std::max<int64_t>(max_v, std::max<int64_t>(c["first_failure_trial"], c["trials"]));
+      max_v = std::max({max_v, c["first_failure_trial"].get<int64_t>(), c["trials"].get<int64_t>()});
   const double label_w = 130, plot_w = 300, bar_h = 14;
   const double group_h = bar_h * ff.size() + 10;
   const double h = 24 + group_h * s["threads"].size() + 24;
@@ -168,7 +168,7 @@ std::string timeline_svg(const json& s, const json& schedule) {
   const Timeline t = read_timeline(schedule);
   if (t.threads.empty() || t.steps == 0) return "<p class=\"small\">The schedule has no decisions or events to draw.</p>";
   const double left = 80, lane_h = 38, top = 30;
-  const double sw = std::clamp(1000.0 / double(t.steps), 4.0, 26.0);
+  const double sw = std::clamp(1000.0 / double(t.steps), 4.0, 56.0);
   const double width = left + sw * double(t.steps) + 20;
   const double height = top + lane_h * t.threads.size() + 30;
   std::map<int, double> lane;

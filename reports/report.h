@@ -38,6 +38,10 @@ std::string render_junit(const nlohmann::json& report);  // one <testcase> per e
 // drawn as one microsecond.
 nlohmann::json chrome_trace(const nlohmann::json& schedule);
 
+// Where the minimised version of a schedule file lives (x.json -> x.min.json).
+// The report draws the minimised schedule when that file exists.
+std::string minimized_schedule_path(const std::string& schedule_file);
+
 struct ReportFiles {
   std::string json, markdown, html, junit;  // empty: not written
 };

@@ -199,6 +199,13 @@ json load_schedule(const std::string& path, std::string* why) {
 
 }  // namespace
 
+std::string minimized_schedule_path(const std::string& schedule_file) {
+  const std::string ext = ".json";
+  if (schedule_file.size() > ext.size() && schedule_file.compare(schedule_file.size() - ext.size(), ext.size(), ext) == 0)
+    return schedule_file.substr(0, schedule_file.size() - ext.size()) + ".min.json";
+  return schedule_file + ".min.json";
+}
+
 nlohmann::json build_report(const ResultsData& data) {
   // --- campaign identity: every merged file must agree on how it was planned.
   double scale = 1.0;
@@ -238,8 +245,10 @@ nlohmann::json build_report(const ResultsData& data) {
   std::map<CellKey, CellStats> stats;
   std::map<std::string, const Scenario*> by_name;
   for (const auto& s : scenarios) by_name[s.name] = &s;
-  for (const auto& r : data.trials) {
-    auto& c = stats[{r.scenario, r.mitigation, r.threads, r.strategy, r.seed}];
+  for (size_t ti = 0; ti < data.trials.size(); ++ti) {
+    const TrialRecord& r = data.trials[ti];
+    const uint64_t cell_seed = ti < data.cell_seeds.size() ? data.cell_seeds[ti] : r.seed;
+    auto& c = stats[{r.scenario, r.mitigation, r.threads, r.strategy, cell_seed}];
     ++c.trials;
     ++c.by_outcome[r.outcome];
     c.wall_ms += r.wall_ms;
@@ -426,8 +435,12 @@ nlohmann::json build_report(const ResultsData& data) {
         best = &r;
     if (best) {
       std::string why;
-      json sched = load_schedule(best->schedule_file, &why);
-      timeline = {{"schedule_file", best->schedule_file},
+      const std::string min_path = minimized_schedule_path(best->schedule_file);
+      const bool minimized = std::ifstream(min_path).good();
+      json sched = load_schedule(minimized ? min_path : best->schedule_file, &why);
+      timeline = {{"schedule_file", minimized ? min_path : best->schedule_file},
+                  {"original_schedule_file", best->schedule_file},
+                  {"minimized", minimized},
                   {"mitigation", best->mitigation},
                   {"strategy", best->strategy},
                   {"threads", best->threads},

@@ -30,11 +30,12 @@ void ResultsWriter::line(const json& j) {
     throw std::runtime_error("cannot append to results file " + path_ + ": " + std::strerror(errno));
 }
 
-void ResultsWriter::trial(const TrialRecord& record) { line({{"trial", record.to_json()}}); }
+void ResultsWriter::trial(const TrialRecord& record, uint64_t cell_seed) {
+  line({{"trial", record.to_json()}, {"cell_seed", cell_seed}});
+}
 
-void ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool interrupted) {
-  line({{"cell",
-         {{"scenario", spec.scenario},
+json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool interrupted) {
+  json c = {{"scenario", spec.scenario},
           {"workload", spec.workload},
           {"mitigation", spec.mitigation},
           {"strategy", spec.strategy},
@@ -51,7 +52,9 @@ void ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool 
           {"exhausted", summary.exhausted},
           {"pct_floor", summary.pct_floor},
           {"wall_s", summary.wall_s},
-          {"interrupted", interrupted}}}});
+          {"interrupted", interrupted}};
+  line({{"cell", c}});
+  return c;
 }
 
 void ResultsWriter::end(bool interrupted, double wall_s) {
@@ -69,7 +72,8 @@ void read_results(const std::string& path, ResultsData* data) {
     ++lineno;
     if (text.empty()) continue;
     json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object() || j.size() != 1) {
+    const bool trial_line = j.is_object() && j.contains("trial") && j.size() == 2 && j.contains("cell_seed");
+    if (j.is_discarded() || !j.is_object() || (j.size() != 1 && !trial_line)) {
       // Only the last line can be torn by a kill; anything else is corruption,
       // but a report of the rest is still more useful than none.
       data->warnings.push_back(fmt::format("{}:{}: skipped a line that is not a results record", path, lineno));
@@ -89,8 +93,11 @@ void read_results(const std::string& path, ResultsData* data) {
       continue;
     }
     try {
-      if (j.contains("trial"))
-        data->trials.push_back(TrialRecord::from_json(j["trial"]));
+      if (j.contains("trial")) {
+        TrialRecord r = TrialRecord::from_json(j["trial"]);
+        data->cell_seeds.push_back(j.value("cell_seed", r.seed));
+        data->trials.push_back(std::move(r));
+      }
       else if (j.contains("cell"))
         data->cells.push_back(j["cell"]);
       else if (j.contains("end"))

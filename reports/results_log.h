@@ -3,8 +3,10 @@
 // A results file (results.jsonl, documented in reports/REPORT_FORMAT.md) holds:
 //   {"campaign": {...}}   header: format, version, mode, budget scale, shard and the
 //                         scenario documents, so a report needs no other input;
-//   {"trial": {...}}      one TrialRecord (the engine's to_json), appended and
-//                         flushed as soon as the trial ends;
+//   {"trial": {...}, "cell_seed": S}
+//                         one TrialRecord (the engine's to_json), appended and
+//                         flushed as soon as the trial ends; cell_seed is the
+//                         cell's seed (the record's own seed is the trial's);
 //   {"cell": {...}}       a finished cell: its spec and the engine's CellSummary;
 //   {"end": {...}}        the campaign ended (interrupted or not) and its wall time.
 // A killed campaign leaves a prefix of this: every finished trial survives, and a
@@ -33,8 +35,9 @@ class ResultsWriter {
   ResultsWriter(const ResultsWriter&) = delete;
   ResultsWriter& operator=(const ResultsWriter&) = delete;
 
-  void trial(const TrialRecord& record);
-  void cell(const CellSpec& spec, const CellSummary& summary, bool interrupted);
+  void trial(const TrialRecord& record, uint64_t cell_seed);
+  // Returns the object it wrote (what read_results() would give back).
+  nlohmann::json cell(const CellSpec& spec, const CellSummary& summary, bool interrupted);
   void end(bool interrupted, double wall_s);
   const std::string& path() const { return path_; }
 
@@ -48,6 +51,7 @@ class ResultsWriter {
 struct ResultsData {
   std::vector<nlohmann::json> headers;  // the "campaign" objects
   std::vector<TrialRecord> trials;
+  std::vector<uint64_t> cell_seeds;     // parallel to trials: the seed of the trial's cell
   std::vector<nlohmann::json> cells;    // the "cell" objects
   std::vector<nlohmann::json> ends;
   std::vector<std::string> warnings;    // torn or unknown lines that were skipped

@@ -321,8 +321,9 @@ Schedule from_compact(const std::string& text_in) {
   s.mitigation = a[2];
   if (!a[3].is_number_integer() || a[3].get<int>() < 1) bad(src, "threads", "an integer >= 1", a[3]);
   s.threads = a[3];
-  if (!a[4].is_number_integer() || a[4].get<int64_t>() < 0) bad(src, "seed", "an unsigned integer", a[4]);
-  s.seed = a[4];
+  if (!a[4].is_number_unsigned() && !(a[4].is_number_integer() && a[4].get<int64_t>() >= 0))
+    bad(src, "seed", "an unsigned integer", a[4]);
+  s.seed = a[4].get<uint64_t>();
   if (!a[5].is_string() || !parse_outcome(a[5].get<std::string>(), &s.outcome))
     bad(src, "outcome", "an outcome class", a[5]);
   if (!a[6].is_object()) bad(src, "knobs", "an object", a[6]);

@@ -27,6 +27,15 @@ namespace {
 std::shared_ptr<torch::jit::Graph> trace_graph(const TensorFn& fn, const std::vector<at::Tensor>& inputs,
                                                std::vector<at::Tensor>* outputs) {
   torch::jit::Stack stack(inputs.begin(), inputs.end());
+  // An exception thrown inside the traced function (a NestedCaptureError from
+  // a nested compiled call) must not leave this thread's tracing state set.
+  // (Only a trace this call started: a nested one must leave the outer alone.)
+  struct Abandon {
+    bool outer = torch::jit::tracer::isTracing();
+    ~Abandon() {
+      if (!outer && torch::jit::tracer::isTracing()) torch::jit::tracer::abandon();
+    }
+  } abandon_on_unwind;
   auto traced = torch::jit::tracer::trace(
       std::move(stack),
       [&fn](torch::jit::Stack in) {

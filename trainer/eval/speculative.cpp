@@ -81,26 +81,32 @@ nlohmann::json EvalResult::to_json() const {
           {"greedy_seconds", greedy_seconds}};
 }
 
-EvalResult evaluate(Target& target, Drafter* drafter, const data::Corpus& corpus, const EvalConfig& cfg) {
-  EvalResult r;
-  SpecStats stats;
+std::vector<EvalResult> evaluate(Target& target, const std::vector<Drafter*>& drafters, const data::Corpus& corpus,
+                                 const EvalConfig& cfg) {
+  std::vector<EvalResult> results(drafters.size());
+  std::vector<SpecStats> stats(drafters.size());
   auto rng = Rng::derive(cfg.seed, 0xE7A1, 1);
   for (int64_t p = 0; p < cfg.prompts; ++p) {
     auto window = data::sample_windows(corpus.heldout, 1, cfg.prompt_len, rng);
     std::vector<int64_t> prompt(window.data_ptr<int64_t>(), window.data_ptr<int64_t>() + cfg.prompt_len);
     auto t0 = std::chrono::steady_clock::now();
-    auto spec = speculative_generate(target, drafter, prompt, cfg.new_tokens, cfg.block_size, corpus.mask_token, stats);
-    auto t1 = std::chrono::steady_clock::now();
     auto greedy = greedy_generate(target, prompt, cfg.new_tokens, corpus.mask_token);
-    auto t2 = std::chrono::steady_clock::now();
-    r.speculative_seconds += std::chrono::duration<double>(t1 - t0).count();
-    r.greedy_seconds += std::chrono::duration<double>(t2 - t1).count();
-    r.prompts += 1;
-    if (spec == greedy) r.lossless_prompts += 1;
+    double greedy_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (size_t d = 0; d < drafters.size(); ++d) {
+      auto t1 = std::chrono::steady_clock::now();
+      auto spec = speculative_generate(target, drafters[d], prompt, cfg.new_tokens, cfg.block_size, corpus.mask_token,
+                                       stats[d]);
+      results[d].speculative_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+      results[d].greedy_seconds += greedy_s;
+      results[d].prompts += 1;
+      if (spec == greedy) results[d].lossless_prompts += 1;
+    }
   }
-  r.tau = stats.tau();
-  r.verify_steps = stats.verify_steps;
-  return r;
+  for (size_t d = 0; d < drafters.size(); ++d) {
+    results[d].tau = stats[d].tau();
+    results[d].verify_steps = stats[d].verify_steps;
+  }
+  return results;
 }
 
 }  // namespace trainer

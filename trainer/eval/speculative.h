@@ -53,7 +53,10 @@ struct EvalResult {
   nlohmann::json to_json() const;
 };
 
-EvalResult evaluate(Target& target, Drafter* drafter, const data::Corpus& corpus, const EvalConfig& cfg);
+// One result per drafter (nullptr = no drafter). Target-only greedy decoding of
+// each prompt runs once and is the reference for every drafter.
+std::vector<EvalResult> evaluate(Target& target, const std::vector<Drafter*>& drafters, const data::Corpus& corpus,
+                                 const EvalConfig& cfg);
 
 }  // namespace trainer
 

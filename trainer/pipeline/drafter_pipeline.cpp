@@ -133,6 +133,34 @@ DraftRunStats DrafterPipeline::run(const DraftRunHooks& hooks) {
     remaining_total += session_end[i] - workers_[i].step;
   }
 
+  if (hooks.single_thread) {
+    auto t0 = std::chrono::steady_clock::now();
+    Progress progress("drafters", remaining_total, hooks.progress ? stdout : nullptr);
+    try {
+      bool any = true;
+      while (any && !stop_requested()) {
+        any = false;
+        for (size_t i = 0; i < n && !stop_requested(); ++i) {
+          auto& w = workers_[i];
+          if (w.step >= session_end[i]) continue;
+          any = true;
+          double loss = train_step(w, make_draft_batch(corpus_, cfg_, w.rank, w.step), hooks.metrics);
+          ++stats.steps_done;
+          double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          progress.update(stats.steps_done, secs > 0 ? stats.steps_done / secs : 0, loss);
+        }
+      }
+    } catch (const std::exception& e) {
+      stats.errors.push_back(std::string("worker: ") + e.what());
+    }
+    progress.finish();
+    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    stats.steps_per_s = stats.seconds > 0 ? static_cast<double>(stats.steps_done) / stats.seconds : 0;
+    for (auto& w : workers_)
+      if (w.step < cfg_.steps) stats.interrupted = true;
+    return stats;
+  }
+
   racelab::Mutex mu{"pipeline.state"};
   racelab::CondVar changed;
   int64_t done_steps = 0;
@@ -240,25 +268,35 @@ void DrafterPipeline::save(const std::string& path, const nlohmann::json& identi
   checkpoint::write(path, f);
 }
 
-void DrafterPipeline::load(const std::string& path, const nlohmann::json& identity) {
+int64_t DrafterPipeline::load(const std::string& path, const nlohmann::json& identity, bool require_all_ranks) {
   auto f = checkpoint::read(path, "drafters");
   checkpoint::require_match(path, "run", f.meta.value("identity", nlohmann::json::object()), identity);
-  nlohmann::json ranks = nlohmann::json::array();
-  for (auto& w : workers_) ranks.push_back(w.rank);
-  if (f.meta.value("ranks", nlohmann::json()) != ranks)
+  auto file_ranks = f.meta.value("ranks", nlohmann::json::array());
+  auto steps = f.meta.value("steps", nlohmann::json::array());
+  if (!file_ranks.is_array() || !steps.is_array() || file_ranks.size() != steps.size())
+    throw BadInput(fmt::format("checkpoint '{}': corrupt metadata: 'ranks' and 'steps' must be arrays of equal length", path));
+  nlohmann::json ours = nlohmann::json::array();
+  for (auto& w : workers_) ours.push_back(w.rank);
+  if (require_all_ranks && file_ranks != ours)
     throw BadInput(fmt::format("checkpoint '{}': written for workers {}, this run has workers {}", path,
-                               f.meta.value("ranks", nlohmann::json()).dump(), ranks.dump()));
+                               file_ranks.dump(), ours.dump()));
   auto tensors = checkpoint::load_tensors(f.payload, fmt::format("checkpoint '{}'", path));
-  auto steps = f.meta.at("steps");
-  for (size_t i = 0; i < workers_.size(); ++i) {
-    auto& w = workers_[i];
+  int64_t loaded = 0;
+  for (auto& w : workers_) {
+    size_t idx = file_ranks.size();
+    for (size_t i = 0; i < file_ranks.size(); ++i)
+      if (file_ranks[i].get<int64_t>() == w.rank) idx = i;
+    if (idx == file_ranks.size()) continue;
     auto prefix = fmt::format("w{}.", w.rank);
     w.drafter->params().load(tensors, fmt::format("checkpoint '{}'", path), prefix);
     auto it = tensors.find(prefix + "__optimizer");
-    if (it == tensors.end()) throw BadInput(fmt::format("checkpoint '{}': optimizer state of worker {} missing", path, w.rank));
+    if (it == tensors.end())
+      throw BadInput(fmt::format("checkpoint '{}': optimizer state of worker {} missing", path, w.rank));
     w.optimizer->load(checkpoint::tensor_to_bytes(it->second));
-    w.step = steps.at(i).get<int64_t>();
+    w.step = steps.at(idx).get<int64_t>();
+    ++loaded;
   }
+  return loaded;
 }
 
 }  // namespace trainer

@@ -82,6 +82,10 @@ struct DraftRunHooks {
   const std::atomic<bool>* stop = nullptr;  // set by SIGINT
   MetricsLog* metrics = nullptr;
   bool progress = false;                    // print a progress line from the calling thread
+  // No threads at all: the calling thread computes each batch's target states
+  // and trains every worker in turn. One process per drafter (isolate_process)
+  // uses this, so that nothing inside a process runs attention concurrently.
+  bool single_thread = false;
 };
 
 class DrafterPipeline {
@@ -104,7 +108,9 @@ class DrafterPipeline {
   // Checkpoint: every worker's drafter, optimizer and step. `identity` is what
   // a resumed run must match (target, corpus, configs). Atomic write.
   void save(const std::string& path, const nlohmann::json& identity) const;
-  void load(const std::string& path, const nlohmann::json& identity);
+  // With require_all_ranks=false, loads only the workers whose rank the file
+  // holds (merging per-process checkpoints) and returns how many it loaded.
+  int64_t load(const std::string& path, const nlohmann::json& identity, bool require_all_ranks = true);
 
  private:
   double lr_at(int64_t step) const;

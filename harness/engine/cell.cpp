@@ -1,0 +1,135 @@
+#include "engine/cell.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "engine/driver.h"
+#include "engine/run_trial.h"
+#include "engine/schedule.h"
+#include "engine/strategy.h"
+#include "engine/supervisor.h"
+
+namespace racelab {
+
+using nlohmann::json;
+
+json TrialRecord::to_json() const {
+  json j = {{"scenario", scenario}, {"workload", workload}, {"mitigation", mitigation}, {"strategy", strategy},
+            {"outcome", outcome},   {"detail", detail},     {"knobs", knobs},           {"threads", threads},
+            {"seed", seed},         {"trial", trial},       {"steps", steps},           {"preemptions", preemptions},
+            {"wall_ms", wall_ms},   {"metrics", metrics}};
+  if (!compact.empty()) j["compact"] = compact;
+  if (!schedule_file.empty()) j["schedule_file"] = schedule_file;
+  return j;
+}
+
+TrialRecord TrialRecord::from_json(const json& j) {
+  TrialRecord r;
+  r.scenario = j.value("scenario", "");
+  r.workload = j.at("workload").get<std::string>();
+  r.mitigation = j.value("mitigation", "");
+  r.strategy = j.value("strategy", "");
+  r.outcome = j.at("outcome").get<std::string>();
+  r.detail = j.value("detail", "");
+  r.knobs = j.value("knobs", json::object());
+  r.threads = j.value("threads", 0);
+  r.seed = j.value("seed", uint64_t{0});
+  r.trial = j.value("trial", int64_t{0});
+  r.steps = j.value("steps", int64_t{0});
+  r.preemptions = j.value("preemptions", int64_t{0});
+  r.wall_ms = j.value("wall_ms", 0.0);
+  r.compact = j.value("compact", "");
+  r.schedule_file = j.value("schedule_file", "");
+  r.metrics = j.value("metrics", json::object());
+  return r;
+}
+
+namespace {
+
+std::string safe(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out;
+}
+
+}  // namespace
+
+CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialRecord&)>& sink) {
+  using Clock = std::chrono::steady_clock;
+  const Workload& w = require_workload(spec.workload);
+  json knobs = merge_knobs(w, spec.knobs);  // validates
+  (void)knobs;
+  std::string mitigation = resolve_mitigation(w, spec.mitigation);
+  if (spec.threads < 1) throw std::invalid_argument("threads: expected an integer >= 1");
+  std::unique_ptr<StrategyDriver> driver = make_driver(spec.strategy.empty() ? "random" : spec.strategy, spec.threads);
+  if (!spec.schedule_dir.empty()) ::mkdir(spec.schedule_dir.c_str(), 0755);
+
+  CellSummary sum;
+  std::set<std::string> saved_classes;
+  auto t0 = Clock::now();
+  for (int64_t trial = 0; trial < spec.max_trials; ++trial) {
+    if (spec.max_seconds > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= spec.max_seconds) break;
+    TrialSpec ts;
+    ts.scenario = spec.scenario;
+    ts.workload = spec.workload;
+    ts.mitigation = mitigation;
+    ts.knobs = spec.knobs.is_object() ? spec.knobs : json::object();
+    ts.threads = spec.threads;
+    ts.trial = trial;
+    ts.seed = driver->fixed_seed().value_or(mix_seed(spec.seed, static_cast<uint64_t>(trial)));
+    ts.strategy_name = spec.strategy.empty() ? "random" : spec.strategy;
+    // The in-worker watchdog fires first; the supervisor's kill is the backstop.
+    ts.watchdog_s = std::max(0.2, std::min(10.0, spec.trial_timeout_s / 2));
+    if (!driver->next(trial, &ts.strategy)) break;
+
+    TrialResult r = spec.supervised ? default_supervisor().run(ts, spec.trial_timeout_s) : run_trial(ts);
+    driver->observe(r);
+
+    TrialRecord rec;
+    rec.scenario = spec.scenario;
+    rec.workload = spec.workload;
+    rec.mitigation = mitigation;
+    rec.strategy = ts.strategy_name;
+    rec.outcome = outcome_name(r.outcome);
+    rec.detail = r.detail;
+    rec.knobs = ts.knobs;
+    rec.threads = spec.threads;
+    rec.seed = ts.seed;
+    rec.trial = trial;
+    rec.steps = r.steps;
+    rec.preemptions = r.preemptions;
+    rec.wall_ms = r.wall_ms;
+    rec.metrics = r.metrics.is_object() ? r.metrics : json::object();
+    rec.metrics["managed_threads"] = r.managed_threads;
+    if (r.outcome != Outcome::kHolds) {
+      Schedule sched = Schedule::from_trial(ts, r);
+      if (driver->controlled()) rec.compact = to_compact(sched);
+      if (!spec.schedule_dir.empty() && saved_classes.insert(rec.outcome).second) {
+        rec.schedule_file = fmt::format("{}/{}-{}-{}-t{}-{}.json", spec.schedule_dir,
+                                        safe(spec.scenario.empty() ? spec.workload : spec.scenario), safe(mitigation),
+                                        safe(ts.strategy_name), trial, rec.outcome);
+        save_schedule(sched, rec.schedule_file);
+      }
+      ++sum.failures;
+      if (sum.first_failure_trial < 0) {
+        sum.first_failure_trial = trial;
+        sum.first_failure_schedule = rec.schedule_file;
+      }
+    }
+    ++sum.trials;
+    ++sum.by_outcome[rec.outcome];
+    sink(rec);
+    if (r.process_tainted && !spec.supervised) break;  // in-process: a thread is lost for good
+    if (r.outcome != Outcome::kHolds && spec.stop_at_first_failure) break;
+  }
+  sum.exhausted = driver->exhausted();
+  sum.pct_floor = driver->pct_floor();
+  sum.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  return sum;
+}
+
+}  // namespace racelab

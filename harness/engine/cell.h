@@ -1,0 +1,65 @@
+// engine/cell.h -- the public engine API: run the trials of one cell
+// (scenario x workload x mitigation x threads x strategy) and stream a record
+// per trial. Campaigns and reports build on this; keep it stable.
+//
+// "failure" = any outcome other than `holds`. For each failing trial the record
+// carries the one-line compact schedule; the full schedule file is written (to
+// spec.schedule_dir, when set) for the first failure of each outcome class.
+#ifndef RACELAB_ENGINE_CELL_H_
+#define RACELAB_ENGINE_CELL_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace racelab {
+
+struct TrialRecord {
+  std::string scenario, workload, mitigation, strategy, outcome, detail;
+  nlohmann::json knobs;
+  int threads = 0;
+  uint64_t seed = 0;   // the trial's seed (replays need it; the compact form has it)
+  int64_t trial = 0;
+  int64_t steps = 0, preemptions = 0;
+  double wall_ms = 0;
+  std::string compact;        // failing trials: racelab1:... (replay from a log line)
+  std::string schedule_file;  // set when this trial's schedule was written
+  nlohmann::json metrics;     // the workload's metrics plus engine notes (tsan_reports, ...)
+  nlohmann::json to_json() const;
+  static TrialRecord from_json(const nlohmann::json& j);
+};
+
+struct CellSpec {
+  std::string scenario, workload, mitigation, strategy;
+  nlohmann::json knobs;
+  int threads = 2;
+  uint64_t seed = 1;
+  int64_t max_trials = 100;
+  double max_seconds = 0;  // 0 = none
+  bool stop_at_first_failure = false;
+  bool supervised = true;
+  double trial_timeout_s = 30;
+  std::string schedule_dir;  // where failing schedules go ("" = not written)
+};
+
+struct CellSummary {
+  int64_t trials = 0, failures = 0;
+  std::map<std::string, int64_t> by_outcome;
+  int64_t first_failure_trial = -1;
+  std::string first_failure_schedule;
+  bool exhausted = false;  // dfs: every schedule within the bound was tried (complete)
+  double pct_floor = 0;    // pct: 1/(n*k^(d-1)) for the n and k learned
+  double wall_s = 0;
+};
+
+// Runs trials of one cell, calling sink(record) as each finishes (the caller
+// appends to JSONL). Throws std::invalid_argument (unknown workload, knob,
+// mitigation, strategy) or ScheduleError (bad replay schedule) before any trial.
+CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialRecord&)>& sink);
+
+}  // namespace racelab
+
+#endif  // RACELAB_ENGINE_CELL_H_

@@ -1,0 +1,438 @@
+#include "engine/supervisor.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "engine/run_trial.h"
+#include "engine/tsan_report.h"
+
+extern char** environ;
+
+#if defined(__SANITIZE_THREAD__)
+// Every binary with the engine in it: libtorch and libgomp are not built with
+// TSan, so their accesses are invisible and produce false reports.
+extern "C" const char* __tsan_default_options() { return "ignore_noninstrumented_modules=1"; }
+#endif
+
+namespace racelab {
+
+constexpr int64_t kTraceMax = 1 << 16;  // decisions kept for crash recovery
+
+struct TraceRec {
+  int32_t thread;
+  int32_t requester;
+  uint64_t runnable;  // bit i: thread i could run (threads >= 64 are not recorded)
+  uint8_t preemption;
+  uint8_t requester_runnable;
+  char point[46];
+};
+
+struct SharedTrace {
+  std::atomic<int64_t> trial;
+  std::atomic<int64_t> count;
+  TraceRec recs[kTraceMax];
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int move_high(int fd) {
+  // Child-side descriptors must not already be 3..5 (dup2 onto itself keeps
+  // O_CLOEXEC set), so park every pipe end at 10 or above.
+  int high = ::fcntl(fd, F_DUPFD_CLOEXEC, 10);
+  if (high < 0) throw std::runtime_error(fmt::format("fcntl: {}", std::strerror(errno)));
+  ::close(fd);
+  return high;
+}
+
+bool write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    off += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+std::string exe_dir() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, static_cast<size_t>(n));
+  return p.substr(0, p.find_last_of('/'));
+}
+
+// harness/tsan.supp: $RACELAB_TSAN_SUPP, the build's RACELAB_TSAN_SUPP, or the
+// source tree found by walking up from the executable (build/<preset>/...).
+std::string find_suppressions() {
+  if (const char* env = std::getenv("RACELAB_TSAN_SUPP")) return env;
+#ifdef RACELAB_TSAN_SUPP
+  if (::access(RACELAB_TSAN_SUPP, R_OK) == 0) return RACELAB_TSAN_SUPP;
+#endif
+  std::string dir = exe_dir();
+  for (int up = 0; up < 6; ++up) {
+    std::string cand = dir + "/harness/tsan.supp";
+    if (::access(cand.c_str(), R_OK) == 0) return cand;
+    dir += "/..";
+  }
+  return "";
+}
+
+std::string signal_text(int sig) {
+  const char* name = sigabbrev_np(sig);
+  return fmt::format("signal {} (SIG{})", sig, name ? name : "?");
+}
+
+}  // namespace
+
+Supervisor::Supervisor(SupervisorOptions options) : options_(std::move(options)) {
+  if (options_.worker_argv.empty()) options_.worker_argv = {"/proc/self/exe", "__worker"};
+}
+
+Supervisor::~Supervisor() {
+  stop();
+  if (trace_ != nullptr) ::munmap(trace_, sizeof(SharedTrace));
+  if (trace_fd_ >= 0) ::close(trace_fd_);
+}
+
+void Supervisor::start() {
+  ::signal(SIGPIPE, SIG_IGN);  // a dead worker must be an error code, not our death
+  if (trace_ == nullptr) {
+    trace_fd_ = ::memfd_create("racelab-trace", MFD_CLOEXEC);
+    if (trace_fd_ < 0 || ::ftruncate(trace_fd_, sizeof(SharedTrace)) != 0)
+      throw std::runtime_error(fmt::format("supervisor: shared trace: {}", std::strerror(errno)));
+    trace_fd_ = move_high(trace_fd_);
+    void* p = ::mmap(nullptr, sizeof(SharedTrace), PROT_READ | PROT_WRITE, MAP_SHARED, trace_fd_, 0);
+    if (p == MAP_FAILED) throw std::runtime_error(fmt::format("supervisor: mmap: {}", std::strerror(errno)));
+    trace_ = static_cast<SharedTrace*>(p);
+  }
+  int sp[2], rp[2], op[2];
+  if (::pipe2(sp, O_CLOEXEC) || ::pipe2(rp, O_CLOEXEC) || ::pipe2(op, O_CLOEXEC))
+    throw std::runtime_error(fmt::format("supervisor: pipe: {}", std::strerror(errno)));
+  for (int* fd : {&sp[0], &sp[1], &rp[0], &rp[1], &op[0], &op[1]}) *fd = move_high(*fd);
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, op[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, op[1], 2);
+  posix_spawn_file_actions_adddup2(&fa, sp[0], 3);
+  posix_spawn_file_actions_adddup2(&fa, rp[1], 4);
+  posix_spawn_file_actions_adddup2(&fa, trace_fd_, 5);
+
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, "TSAN_OPTIONS=", 13) != 0) env.emplace_back(*e);
+  if (built_with_tsan()) {
+    std::string opts = std::getenv("TSAN_OPTIONS") ? std::getenv("TSAN_OPTIONS") : "";
+    auto add = [&](const std::string& key, const std::string& value) {
+      if (opts.find(key + "=") == std::string::npos) opts += (opts.empty() ? "" : " ") + key + "=" + value;
+    };
+    std::string supp = find_suppressions();
+    if (!supp.empty()) add("suppressions", supp);
+    add("ignore_noninstrumented_modules", "1");
+    add("halt_on_error", "0");
+    add("report_signal_unsafe", "0");
+    // Report a race in every trial that has it, not once per worker process.
+    add("suppress_equal_stacks", "0");
+    add("suppress_equal_addresses", "0");
+    env.push_back("TSAN_OPTIONS=" + opts);
+  } else if (std::getenv("TSAN_OPTIONS")) {
+    env.push_back(std::string("TSAN_OPTIONS=") + std::getenv("TSAN_OPTIONS"));
+  }
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv;
+  for (auto& a : options_.worker_argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(sp[0]);
+  ::close(rp[1]);
+  ::close(op[1]);
+  if (rc != 0) {
+    ::close(sp[1]);
+    ::close(rp[0]);
+    ::close(op[0]);
+    throw std::runtime_error(fmt::format("supervisor: cannot start worker {}: {}", options_.worker_argv[0],
+                                         std::strerror(rc)));
+  }
+  pid_ = pid;
+  spec_fd_ = sp[1];
+  result_fd_ = rp[0];
+  output_fd_ = op[0];
+  result_buf_.clear();
+  output_buf_.clear();
+  ++workers_started_;
+}
+
+void Supervisor::reap(int* status, bool kill_first) {
+  if (pid_ < 0) return;
+  if (spec_fd_ >= 0) ::close(spec_fd_);
+  spec_fd_ = -1;
+  if (kill_first) ::kill(pid_, SIGKILL);
+  int st = 0;
+  // A worker told to stop exits when its input closes; give it a moment.
+  auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (true) {
+    pid_t r = ::waitpid(pid_, &st, WNOHANG);
+    if (r == pid_ || (r < 0 && errno != EINTR)) break;
+    if (Clock::now() > deadline) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &st, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (status) *status = st;
+  if (result_fd_ >= 0) ::close(result_fd_);
+  if (output_fd_ >= 0) ::close(output_fd_);
+  result_fd_ = output_fd_ = -1;
+  pid_ = -1;
+}
+
+void Supervisor::stop() { reap(nullptr, false); }
+
+TrialResult Supervisor::recover(const TrialSpec& spec, Outcome outcome, const std::string& detail) {
+  TrialResult r;
+  r.outcome = outcome;
+  r.detail = detail;
+  if (trace_ != nullptr && trace_->trial.load() == spec.trial) {
+    int64_t n = std::min(trace_->count.load(std::memory_order_acquire), kTraceMax);
+    for (int64_t i = 0; i < n; ++i) {
+      const TraceRec& rec = trace_->recs[i];
+      Decision d;
+      d.step = i;
+      d.thread = rec.thread;
+      d.requester = rec.requester;
+      d.point = std::string(rec.point, strnlen(rec.point, sizeof(rec.point)));
+      d.preemption = rec.preemption != 0;
+      d.requester_runnable = rec.requester_runnable != 0;
+      for (int t = 0; t < 64; ++t)
+        if (rec.runnable & (uint64_t{1} << t)) d.runnable.push_back(t);
+      if (d.preemption) ++r.preemptions;
+      r.decisions.push_back(std::move(d));
+    }
+    r.steps = n;
+  }
+  r.failing_step = r.steps;
+  return r;
+}
+
+TrialResult Supervisor::run(const TrialSpec& spec, double timeout_s) {
+  std::string line = spec.to_json().dump() + "\n";
+  for (int attempt = 0;; ++attempt) {
+    if (pid_ < 0) start();
+    trace_->trial.store(spec.trial);
+    trace_->count.store(0);
+    if (write_all(spec_fd_, line)) break;
+    reap(nullptr, true);  // it died between trials; a fresh one gets the spec
+    if (attempt == 1) throw std::runtime_error("supervisor: worker rejects trial specs (dies at start-up?)");
+  }
+  auto t0 = Clock::now();
+  auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  TsanParser tsan;
+  std::deque<std::string> tail;
+  bool begun = false, ended = false, result_eof = false, output_eof = false;
+  std::optional<TrialResult> result;
+  std::string marker_begin = fmt::format("@@racelab-trial-begin {}", spec.trial);
+  std::string marker_end = fmt::format("@@racelab-trial-end {}", spec.trial);
+
+  auto handle_output_line = [&](const std::string& l) {
+    if (l == marker_begin) {
+      begun = true;
+      return;
+    }
+    if (l == marker_end) {
+      ended = true;
+      return;
+    }
+    if (l.rfind("@@racelab-trial-", 0) == 0) return;  // a previous trial's marker
+    bool is_tsan = begun && !ended && tsan.feed(l);
+    if (!is_tsan) {
+      tail.push_back(l);
+      if (tail.size() > 20) tail.pop_front();
+    }
+    if (options_.pass_through_output) std::cerr << l << '\n';
+  };
+  auto read_some = [](int fd, std::string* buf) -> bool {  // false on EOF
+    char chunk[65536];
+    ssize_t n = ::read(fd, chunk, sizeof(chunk));
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    if (n <= 0) return false;
+    buf->append(chunk, static_cast<size_t>(n));
+    return true;
+  };
+
+  bool timed_out = false;
+  while (!(result && (ended || output_eof)) && !(result_eof && output_eof)) {
+    pollfd fds[2];
+    int nfds = 0;
+    if (!result && !result_eof) fds[nfds++] = {result_fd_, POLLIN, 0};
+    if (!output_eof) fds[nfds++] = {output_fd_, POLLIN, 0};
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (result_eof) left = std::min<int64_t>(left, 2000);  // draining a dead worker's last words
+    if (left <= 0) {
+      timed_out = !result_eof;
+      break;
+    }
+    int rc = ::poll(fds, static_cast<nfds_t>(nfds), static_cast<int>(left));
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc == 0) continue;  // loop re-checks the deadline
+    for (int i = 0; i < nfds; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (fds[i].fd == output_fd_) {
+        if (!read_some(output_fd_, &output_buf_)) output_eof = true;
+        size_t nl;
+        while ((nl = output_buf_.find('\n')) != std::string::npos) {
+          handle_output_line(output_buf_.substr(0, nl));
+          output_buf_.erase(0, nl + 1);
+        }
+      } else {
+        if (!read_some(result_fd_, &result_buf_)) result_eof = true;
+        size_t nl = result_buf_.find('\n');
+        if (nl != std::string::npos) {
+          std::string rec = result_buf_.substr(0, nl);
+          result_buf_.erase(0, nl + 1);
+          result = TrialResult::from_json(nlohmann::json::parse(rec));
+        }
+      }
+    }
+  }
+
+  TrialResult r;
+  if (result) {
+    r = std::move(*result);
+    if (r.process_tainted) reap(nullptr, false);  // it exits by itself after a lost thread
+  } else if (timed_out) {
+    reap(nullptr, true);
+    r = recover(spec, Outcome::kHang,
+                fmt::format("worker did not finish the trial within {:g} s and was killed", timeout_s));
+    r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  } else {
+    int status = 0;
+    reap(&status, false);
+    std::string how = WIFSIGNALED(status) ? signal_text(WTERMSIG(status))
+                                          : fmt::format("exit status {}", WEXITSTATUS(status));
+    // Sanitizers turn a fatal signal into a report and an exit code; name it.
+    for (const auto& l : tail)
+      if (l.find("ERROR: ") != std::string::npos || l.find("terminate called") != std::string::npos)
+        how += "; " + l.substr(l.find_first_not_of(' '));
+    r = recover(spec, Outcome::kCrash, "worker died: " + how);
+    r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    r.metrics["output_tail"] = std::vector<std::string>(tail.begin(), tail.end());
+  }
+  if (!tsan.races().empty()) {
+    nlohmann::json reports = nlohmann::json::array();
+    for (const auto& race : tsan.races()) reports.push_back({{"summary", race.summary}, {"frames", race.frames}});
+    r.metrics["tsan_reports"] = reports;
+    if (outcome_rank(Outcome::kDataRace) > outcome_rank(r.outcome)) {
+      const TsanRace& first = tsan.races().front();
+      std::string frames;
+      for (size_t i = 0; i < first.frames.size() && i < 2; ++i) frames += (i ? " | " : "") + first.frames[i];
+      r.outcome = Outcome::kDataRace;
+      r.detail = fmt::format("{} ({} report(s)); top frames: {}", first.summary, tsan.races().size(), frames);
+      r.failing_step = r.steps;
+    }
+  }
+  return r;
+}
+
+Supervisor& default_supervisor() {
+  static Supervisor supervisor;
+  return supervisor;
+}
+
+int worker_main() {
+  struct stat st;
+  if (::fstat(3, &st) != 0 || ::fstat(4, &st) != 0 || ::fstat(5, &st) != 0) {
+    std::fprintf(stderr, "racelab __worker: internal command, started only by the supervisor\n");
+    return 2;
+  }
+  auto* trace =
+      static_cast<SharedTrace*>(::mmap(nullptr, sizeof(SharedTrace), PROT_READ | PROT_WRITE, MAP_SHARED, 5, 0));
+  if (trace == MAP_FAILED) return 70;
+  ::setvbuf(stdout, nullptr, _IOLBF, 0);
+  FILE* in = ::fdopen(3, "r");
+  char* buf = nullptr;
+  size_t cap = 0;
+  while (::getline(&buf, &cap, in) > 0) {
+    TrialSpec spec;
+    TrialResult r;
+    try {
+      spec = TrialSpec::from_json(nlohmann::json::parse(buf));
+    } catch (const std::exception& e) {
+      r.outcome = Outcome::kError;
+      r.detail = std::string("worker: bad trial spec: ") + e.what();
+    }
+    trace->trial.store(spec.trial);
+    trace->count.store(0);
+    std::fprintf(stderr, "@@racelab-trial-begin %lld\n", static_cast<long long>(spec.trial));
+    std::fflush(stderr);
+    if (r.detail.empty()) {
+      TrialHooks hooks;
+      hooks.on_decision = [trace](const Decision& d) {
+        int64_t i = trace->count.load(std::memory_order_relaxed);
+        if (i >= kTraceMax) return;
+        TraceRec& rec = trace->recs[i];
+        rec.thread = d.thread;
+        rec.requester = d.requester;
+        rec.runnable = 0;
+        for (int t : d.runnable)
+          if (t < 64) rec.runnable |= uint64_t{1} << t;
+        rec.preemption = d.preemption;
+        rec.requester_runnable = d.requester_runnable;
+        std::snprintf(rec.point, sizeof(rec.point), "%s", d.point.c_str());
+        trace->count.store(i + 1, std::memory_order_release);
+      };
+      try {
+        r = run_trial(spec, hooks);
+      } catch (const std::exception& e) {
+        r.outcome = Outcome::kError;
+        r.detail = std::string("bad trial: ") + e.what();
+        r.metrics["bad_input"] = true;
+      }
+    }
+    std::fflush(stdout);
+    std::fprintf(stderr, "@@racelab-trial-end %lld\n", static_cast<long long>(spec.trial));
+    std::fflush(stderr);
+    if (!write_all(4, r.to_json().dump() + "\n")) return 0;  // the parent is gone
+    if (r.process_tainted) {
+      // A trial thread is stuck in the OS; static destructors could hang on it.
+      std::fflush(nullptr);
+      ::_exit(0);
+    }
+  }
+  std::free(buf);
+  return 0;
+}
+
+}  // namespace racelab

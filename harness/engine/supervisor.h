@@ -1,0 +1,80 @@
+// engine/supervisor.h -- supervised trials: a worker process (this same binary,
+// re-executed as `<exe> __worker`) runs trial after trial; the parent sends
+// specs and reads results, so a crash or a hang costs one trial, not the
+// campaign.
+//
+// Channels (the worker's file descriptors):
+//   3  <- trial specs, one JSON line each
+//   4  -> trial results, one JSON line each
+//   5  a shared memory trace: the worker mirrors every scheduling decision into
+//      it as it is made, so after a crash or a kill the parent still has the
+//      failing trial's schedule
+//   1,2 -> one pipe the parent reads: workload output is passed through, and
+//      ThreadSanitizer reports between the worker's "@@racelab-trial-begin N" /
+//      "@@racelab-trial-end N" markers become `data_race` for trial N.
+//
+// The worker is kept alive across trials and across run_cell calls (LibTorch
+// start-up costs about a second). A worker whose trial hung (its own watchdog
+// gave up on a thread stuck in the OS) exits after reporting; one that stops
+// answering within the timeout is killed. Either way the next trial starts a
+// fresh worker.
+#ifndef RACELAB_ENGINE_SUPERVISOR_H_
+#define RACELAB_ENGINE_SUPERVISOR_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/trial.h"
+
+namespace racelab {
+
+struct SharedTrace;  // the shared memory decision trace (supervisor.cpp)
+
+struct SupervisorOptions {
+  // The worker command; empty: {"/proc/self/exe", "__worker"}.
+  std::vector<std::string> worker_argv;
+  // Pass the worker's non-TSan output through to our stderr.
+  bool pass_through_output = true;
+};
+
+class Supervisor {
+ public:
+  explicit Supervisor(SupervisorOptions options = {});
+  ~Supervisor();
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
+  // Runs one trial in the worker, starting or replacing the worker as needed.
+  // Crash, hang and data_race are classified here. Throws std::runtime_error
+  // only when no worker can be started.
+  TrialResult run(const TrialSpec& spec, double timeout_s);
+
+  int workers_started() const { return workers_started_; }
+  pid_t worker_pid() const { return pid_; }
+  void stop();  // ends the worker (closes its input; kills it if it lingers)
+
+ private:
+  void start();
+  void reap(int* status, bool kill_first);
+  TrialResult recover(const TrialSpec& spec, Outcome outcome, const std::string& detail);
+
+  SupervisorOptions options_;
+  pid_t pid_ = -1;
+  int spec_fd_ = -1, result_fd_ = -1, output_fd_ = -1, trace_fd_ = -1;
+  SharedTrace* trace_ = nullptr;
+  std::string result_buf_, output_buf_;
+  int workers_started_ = 0;
+};
+
+// The process-wide supervisor run_cell uses (one worker, kept warm).
+Supervisor& default_supervisor();
+
+// The worker's main loop (the `__worker` subcommand). Returns an exit code.
+int worker_main();
+
+}  // namespace racelab
+
+#endif  // RACELAB_ENGINE_SUPERVISOR_H_

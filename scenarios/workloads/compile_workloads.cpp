@@ -1,0 +1,99 @@
+// The compile layer's micro workloads (trainer/compile/micro_workloads.h) as
+// racelab::Workloads: direct_leak, stuck_true, transient_false, module_patch,
+// recompile_after_warmup, user_trace_outside_lock, unsync_cache,
+// jit_setting_restore and te_fuser_crash (free running only: it crashes).
+//
+// Knobs (every one listed in default_knobs): iterations, seq, dim, heads,
+// grad, freeze, recompile_limit, setting, shared, and the compile-layer
+// variants flag_scope, flag_type, check, eager_sets_flag, cache, patch_scope.
+// The engine's TrialInput.threads is the number of workers.
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "racelab/workload.h"
+#include "trainer/compile/micro_workloads.h"
+#include "trainer/compile/oracles.h"
+
+namespace {
+
+using nlohmann::json;
+using trainer::compile::MicroConfig;
+
+json knobs_of(const MicroConfig& c) {
+  json k = {{"threads", c.threads},
+            {"iterations", c.iterations},
+            {"seq", c.seq},
+            {"dim", c.dim},
+            {"heads", c.heads},
+            {"grad", c.grad},
+            {"freeze", c.freeze},
+            {"recompile_limit", c.recompile_limit},
+            {"setting", c.setting},
+            {"shared", c.shared}};
+  for (const auto& f : trainer::compile::Variants::fields()) k[f] = c.variants.get(f);
+  return k;
+}
+
+template <class T>
+T knob(const json& k, const char* name, const T& fallback, const std::string& workload) {
+  if (!k.contains(name)) return fallback;
+  try {
+    return k.at(name).get<T>();
+  } catch (const json::exception&) {
+    throw std::invalid_argument("workload '" + workload + "': knob '" + name + "' has the wrong type (got " +
+                                k.at(name).dump() + ")");
+  }
+}
+
+MicroConfig config_of(const std::string& workload, const racelab::TrialInput& in) {
+  MicroConfig c = trainer::compile::micro_defaults(workload);
+  const json& k = in.knobs;
+  c.mitigation = in.mitigation.empty() ? "none" : in.mitigation;
+  c.threads = in.threads > 0 ? in.threads : knob(k, "threads", c.threads, workload);
+  c.seed = in.seed;
+  c.iterations = knob(k, "iterations", c.iterations, workload);
+  c.seq = knob(k, "seq", c.seq, workload);
+  c.dim = knob(k, "dim", c.dim, workload);
+  c.heads = knob(k, "heads", c.heads, workload);
+  c.grad = knob(k, "grad", c.grad, workload);
+  c.freeze = knob(k, "freeze", c.freeze, workload);
+  c.recompile_limit = knob(k, "recompile_limit", c.recompile_limit, workload);
+  c.setting = knob(k, "setting", c.setting, workload);
+  c.shared = knob(k, "shared", c.shared, workload);
+  for (const auto& f : trainer::compile::Variants::fields())
+    if (k.contains(f)) c.variants.set(f, knob(k, f.c_str(), std::string(), workload));
+  return c;
+}
+
+racelab::Observation observe(const trainer::compile::MicroResult& r) {
+  racelab::Observation o;
+  o.errors = r.errors;
+  o.stuck_state = r.stuck_state;
+  o.wrong_result = r.wrong_result;
+  o.silent_fallbacks = r.silent_fallbacks;
+  for (const auto& [name, value] : r.metrics) o.metrics[name] = value;
+  return o;
+}
+
+bool register_all() {
+  for (const auto& name : trainer::compile::micro_workload_names()) {
+    racelab::Workload w;
+    w.name = name;
+    w.description = trainer::compile::micro_workload_description(name);
+    w.default_knobs = knobs_of(trainer::compile::micro_defaults(name));
+    w.mitigations = trainer::compile::micro_workload_mitigations(name);
+    w.needs_free_running = trainer::compile::micro_needs_free_running(name);
+    w.reset = [] { trainer::compile::reset_for_trial(); };
+    w.run = [name](const racelab::TrialInput& in) {
+      return observe(trainer::compile::run_micro(config_of(name, in)));
+    };
+    racelab::register_workload(std::move(w));
+  }
+  return true;
+}
+
+const bool registered = register_all();
+
+}  // namespace

@@ -1,0 +1,191 @@
+// The `trainer` workload: a short, real drafter-training run as one trial.
+//
+// input.threads drafter worker threads (plus the producer) train tiny drafters
+// for a few steps each on the synthetic language, cycling through the knobs'
+// sequence lengths and block sizes so attention recompiles mid-run, under the
+// trial's mitigation. The target is freshly initialised (not trained): the
+// trial is about the compile races, and training it would dominate the trial.
+// Reports worker/producer exceptions as errors, the compile layer's eager
+// fallbacks as silent_fallbacks, and steps/s, loss and compiles as metrics.
+//
+// isolate_process forks one child process per drafter (each detached from any
+// controller, training its rank alone) and gathers their results over pipes.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "racelab/controller.h"
+#include "racelab/workload.h"
+#include "trainer/compile/attention_kernel.h"
+#include "trainer/pipeline/drafter_pipeline.h"
+#include "trainer/train/run.h"
+
+namespace {
+
+using nlohmann::json;
+
+struct Setup {
+  trainer::data::Corpus corpus;
+  std::shared_ptr<trainer::NativeTarget> target;
+  trainer::DrafterConfig dcfg;
+  trainer::DraftRunConfig cfg;
+  bool freeze = false;
+};
+
+Setup make_setup(const racelab::TrialInput& in) {
+  const json& k = in.knobs;
+  Setup s;
+  trainer::data::SyntheticSpec spec;
+  spec.tokens = k.value("corpus_tokens", int64_t{4096});
+  spec.seed = 1234 + in.seed;
+  s.corpus = trainer::data::make_synthetic_corpus(spec);
+  trainer::TargetConfig tc;
+  tc.vocab_size = s.corpus.vocab_size;
+  tc.d_model = k.value("d_model", int64_t{32});
+  tc.layers = k.value("layers", int64_t{1});
+  tc.heads = k.value("heads", int64_t{2});
+  tc.max_len = 64;
+  s.target = std::make_shared<trainer::NativeTarget>(tc, in.seed + 7);
+  s.target->params().freeze();
+  s.dcfg.layers = k.value("drafter_layers", int64_t{1});
+  s.dcfg.heads = tc.heads;
+  s.cfg.steps = k.value("steps", int64_t{3});
+  s.cfg.batch = k.value("batch", int64_t{2});
+  s.cfg.seq_lens = k.value("seq_lens", std::vector<int64_t>{16, 24});
+  s.cfg.block_sizes = k.value("block_sizes", std::vector<int64_t>{2, 4});
+  s.cfg.anchors = k.value("anchors", int64_t{3});
+  s.cfg.queue_depth = k.value("queue_depth", int64_t{1});
+  s.cfg.warmup = 1;
+  s.cfg.seed = in.seed;
+  s.freeze = k.value("freeze", false);
+  return s;
+}
+
+double mean_last_loss(trainer::DrafterPipeline& p) {
+  double sum = 0;
+  int n = 0;
+  for (auto& w : p.workers())
+    if (!w.losses.empty()) sum += w.losses.back(), ++n;
+  return n ? sum / n : 0.0;
+}
+
+// One child per rank; each writes a JSON line to its pipe.
+racelab::Observation run_processes(const racelab::TrialInput& in, Setup& s) {
+  racelab::Observation obs;
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::pair<pid_t, int>> children;
+  for (int r = 0; r < in.threads; ++r) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(fds[0]);
+      racelab::detach();  // the child runs free: no scheduler lives in this process
+      json out;
+      try {
+        trainer::compile::reset_attention();
+        trainer::DrafterPipeline p(s.target, s.corpus, s.dcfg, s.cfg, {r});
+        trainer::DraftRunHooks hooks;
+        hooks.single_thread = true;  // nothing inside the process runs attention concurrently
+        auto st = p.run(hooks);
+        out = {{"errors", st.errors}, {"steps", st.steps_done}, {"loss", mean_last_loss(p)},
+               {"fallbacks", trainer::compile::attention_stats().fallbacks},
+               {"compiles", trainer::compile::attention_stats().compiles}};
+      } catch (const std::exception& e) {
+        out = {{"errors", {std::string(e.what())}}};
+      }
+      auto text = out.dump();
+      (void)!::write(fds[1], text.data(), text.size());
+      ::close(fds[1]);
+      _exit(0);
+    }
+    ::close(fds[1]);
+    children.emplace_back(pid, fds[0]);
+  }
+  int64_t steps = 0, compiles = 0;
+  double loss = 0;
+  for (size_t r = 0; r < children.size(); ++r) {
+    std::string text;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(children[r].second, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+      if (n > 0) text.append(buf, static_cast<size_t>(n));
+    ::close(children[r].second);
+    int status = 0;
+    ::waitpid(children[r].first, &status, 0);
+    auto j = json::parse(text, nullptr, false);
+    if (WIFSIGNALED(status) || j.is_discarded()) {
+      obs.errors.push_back(fmt::format("worker process {} died (status {})", r, status));
+      continue;
+    }
+    for (auto& e : j.value("errors", json::array())) obs.errors.push_back(fmt::format("process {}: {}", r, e.get<std::string>()));
+    steps += j.value("steps", int64_t{0});
+    compiles += j.value("compiles", int64_t{0});
+    obs.silent_fallbacks += j.value("fallbacks", int64_t{0});
+    loss += j.value("loss", 0.0) / static_cast<double>(children.size());
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  obs.metrics = {{"steps", steps}, {"seconds", secs}, {"steps_per_s", secs > 0 ? steps / secs : 0.0},
+                 {"loss", loss}, {"compiles", compiles}, {"mode", "processes"}};
+  return obs;
+}
+
+racelab::Observation run_trial(const racelab::TrialInput& in) {
+  at::set_num_threads(1);
+  auto s = make_setup(in);
+  trainer::compile::set_attention_mitigation(in.mitigation);
+  if (in.mitigation == "isolate_process") return run_processes(in, s);
+
+  racelab::Observation obs;
+  std::vector<int64_t> ranks;
+  for (int r = 0; r < in.threads; ++r) ranks.push_back(r);
+  trainer::DrafterPipeline p(s.target, s.corpus, s.dcfg, s.cfg, ranks);
+  if (in.mitigation == "precompile") {
+    try {
+      trainer::compile::precompile_attention(
+          [&] { trainer::warm_declared_shapes(*s.target, *p.workers()[0].drafter, s.corpus, s.cfg, nullptr); }, s.freeze);
+    } catch (const std::exception& e) {
+      obs.errors.push_back(std::string("precompile: ") + e.what());
+      return obs;
+    }
+  }
+  auto st = p.run({});
+  auto as = trainer::compile::attention_stats();
+  obs.errors = st.errors;
+  obs.silent_fallbacks = as.fallbacks;
+  obs.metrics = {{"steps", st.steps_done},      {"seconds", st.seconds},         {"steps_per_s", st.steps_per_s},
+                 {"loss", mean_last_loss(p)},   {"compiles", as.compiles},       {"cache_hits", as.cache_hits},
+                 {"attention_calls", as.calls}, {"compile_seconds", as.compile_seconds}, {"mode", "threads"}};
+  return obs;
+}
+
+racelab::WorkloadRegistrar registrar{racelab::Workload{
+    "trainer",
+    "The full drafter trainer: a producer thread and N drafter worker threads training DFlash block drafters for a "
+    "few steps, attention through the compile layer, sequence lengths and block sizes cycling (recompiles)",
+    json{{"steps", 3},
+         {"batch", 2},
+         {"seq_lens", {16, 24}},
+         {"block_sizes", {2, 4}},
+         {"anchors", 3},
+         {"d_model", 32},
+         {"layers", 1},
+         {"heads", 2},
+         {"drafter_layers", 1},
+         {"queue_depth", 1},
+         {"corpus_tokens", 4096},
+         {"freeze", false}},
+    trainer::compile::mitigation_names(),
+    false,
+    [] { trainer::compile::reset_attention(); },
+    &run_trial,
+}};
+
+}  // namespace

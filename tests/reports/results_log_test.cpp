@@ -1,0 +1,89 @@
+// results.jsonl: append-per-trial writing, tolerant reading of a killed file.
+#include <gtest/gtest.h>
+
+#include "fixtures.h"
+#include "reports/atomic_file.h"
+#include "reports/results_log.h"
+
+namespace racelab::reports {
+namespace {
+
+using nlohmann::json;
+
+json header() { return {{"format", kResultsFormat}, {"version", kResultsVersion}, {"scenarios", json::array()}}; }
+
+TEST(ResultsLog, RoundTripsTrialsCellsAndEnd) {
+  const auto dir = testing::make_temp_dir();
+  const std::string path = dir + "/results.jsonl";
+  {
+    ResultsWriter w(path, header());
+    w.trial(testing::record("none", "random", 2, 0, "error", "/x.json", 3), 7);
+    // Flushed per trial: a reader sees it before the writer closes.
+    ResultsData mid;
+    read_results(path, &mid);
+    EXPECT_EQ(mid.trials.size(), 1u);
+    CellSpec spec;
+    spec.scenario = "toy_leak";
+    CellSummary sum;
+    sum.trials = 1;
+    sum.failures = 1;
+    w.cell(spec, sum, false);
+    w.end(false, 1.25);
+  }
+  ResultsData d;
+  read_results(path, &d);
+  ASSERT_EQ(d.trials.size(), 1u);
+  EXPECT_EQ(d.trials[0].outcome, "error");
+  EXPECT_EQ(d.trials[0].schedule_file, "/x.json");
+  EXPECT_EQ(d.trials[0].preemptions, 3);
+  ASSERT_EQ(d.cell_seeds.size(), 1u);
+  EXPECT_EQ(d.cell_seeds[0], 7u);  // the cell's seed, not the trial's
+  ASSERT_EQ(d.cells.size(), 1u);
+  EXPECT_EQ(d.cells[0]["failures"], 1);
+  ASSERT_EQ(d.ends.size(), 1u);
+  EXPECT_TRUE(d.warnings.empty());
+}
+
+TEST(ResultsLog, SkipsATornLastLineWithAWarning) {
+  const auto dir = testing::make_temp_dir();
+  const std::string path = dir + "/results.jsonl";
+  {
+    ResultsWriter w(path, header());
+    w.trial(testing::record("none", "random", 2, 0, "holds"), 1);
+  }
+  std::ofstream(path, std::ios::app) << R"({"trial": {"scenario": "toy_le)";
+  ResultsData d;
+  read_results(path, &d);
+  EXPECT_EQ(d.trials.size(), 1u);
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_NE(d.warnings[0].find(":3:"), std::string::npos);
+}
+
+TEST(ResultsLog, RejectsAFileThatIsNotResults) {
+  const auto dir = testing::make_temp_dir();
+  const std::string path = dir + "/other.jsonl";
+  std::ofstream(path) << R"({"hello": 1})" << "\n";
+  ResultsData d;
+  try {
+    read_results(path, &d);
+    FAIL() << "accepted a non-results file";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":1"), std::string::npos);
+  }
+}
+
+TEST(AtomicFile, ReplacesContentAndLeavesNoTemporary) {
+  const auto dir = testing::make_temp_dir();
+  const std::string path = dir + "/r.json";
+  write_file_atomically(path, "one");
+  write_file_atomically(path, "two");
+  std::ifstream in(path);
+  std::string s;
+  in >> s;
+  EXPECT_EQ(s, "two");
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_THROW(write_file_atomically(dir + "/no/such/dir/x", "x"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace racelab::reports

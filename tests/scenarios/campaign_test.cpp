@@ -1,0 +1,172 @@
+// Matrix expansion, sharding, campaigns (with a deterministic stand-in for the
+// engine's run_cell), merging and Ctrl-C.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "fixtures.h"
+#include "reports/campaign.h"
+#include "reports/matrix.h"
+
+namespace racelab::reports {
+namespace {
+
+using nlohmann::json;
+
+Scenario toy() { return parse_scenario(testing::scenario_doc(), "toy_leak.json"); }
+
+// Stands in for run_cell: `none` fails (error) on every 3rd trial starting at
+// the 2nd, disable_check falls back silently on the 4th, the rest hold.
+CellSummary fake_cell(const CellSpec& spec, const TrialSink& sink) {
+  CellSummary s;
+  for (int64_t t = 0; t < spec.max_trials; ++t) {
+    std::string outcome = "holds";
+    if (spec.mitigation == "none" && t % 3 == 1) outcome = "error";
+    if (spec.mitigation == "disable_check" && t == 3) outcome = "silent_fallback";
+    TrialRecord r = testing::record(spec.mitigation, spec.strategy, spec.threads, t, outcome);
+    r.seed = spec.seed * 1000 + t;
+    sink(r);
+    ++s.trials;
+    ++s.by_outcome[outcome];
+    if (outcome != "holds") {
+      ++s.failures;
+      if (s.first_failure_trial < 0) s.first_failure_trial = t;
+      if (spec.stop_at_first_failure) break;
+    }
+  }
+  return s;
+}
+
+TEST(Matrix, ExpandsEveryCombinationInAFixedOrder) {
+  Scenario s = toy();
+  s.seeds = {1, 2};
+  const auto cells = plan_cells({s}, {});
+  ASSERT_EQ(cells.size(), 3u * 2 * 2 * 2);  // mitigations x threads x strategies x seeds
+  EXPECT_EQ(cells[0].spec.mitigation, "none");
+  EXPECT_EQ(cells[0].spec.threads, 2);
+  EXPECT_EQ(cells[0].spec.strategy, "random");
+  EXPECT_EQ(cells[1].spec.seed, 2u);
+  std::set<std::tuple<std::string, int, std::string, uint64_t>> unique;
+  for (const auto& c : cells) unique.insert({c.spec.mitigation, c.spec.threads, c.spec.strategy, c.spec.seed});
+  EXPECT_EQ(unique.size(), cells.size());
+}
+
+TEST(Matrix, StrategyThreadOverrideAndBudgetScaling) {
+  Scenario s = toy();
+  s.strategies[1].threads = {2};  // pct:2 only at 2 threads
+  PlanOptions o;
+  o.budget_scale = 0.25;
+  const auto cells = plan_cells({s}, o);
+  EXPECT_EQ(cells.size(), 3u * (2 + 1));
+  for (const auto& c : cells) {
+    if (c.spec.mitigation == "none") {
+      // reproduces_within 5 raises the scaled budget (3) and stops early.
+      EXPECT_EQ(c.spec.max_trials, 5);
+      EXPECT_TRUE(c.spec.stop_at_first_failure);
+    } else {
+      EXPECT_EQ(c.spec.max_trials, 3);  // ceil(10 * 0.25)
+      EXPECT_FALSE(c.spec.stop_at_first_failure);
+    }
+  }
+  o.ci = true;
+  for (const auto& c : plan_cells({s}, o)) EXPECT_TRUE(c.spec.stop_at_first_failure);
+}
+
+TEST(Matrix, ShardsPartitionTheCells) {
+  const auto cells = plan_cells({toy()}, {});
+  std::multiset<size_t> seen;
+  for (int i = 0; i < 5; ++i)
+    for (const auto& c : select_shard(cells, {i, 5})) seen.insert(c.index);
+  EXPECT_EQ(seen.size(), cells.size());
+  for (size_t i = 0; i < cells.size(); ++i) EXPECT_EQ(seen.count(i), 1u);
+  Shard sh;
+  EXPECT_TRUE(parse_shard("2/4", &sh));
+  EXPECT_EQ(sh.index, 1);
+  EXPECT_EQ(sh.count, 4);
+  for (const char* bad : {"0/4", "5/4", "2/0", "2", "a/b", "2/4x"}) EXPECT_FALSE(parse_shard(bad, &sh)) << bad;
+}
+
+TEST(Campaign, WritesResultsAndAReportWhoseExpectationsPass) {
+  const auto dir = testing::make_temp_dir();
+  CampaignOptions o;
+  o.out_dir = dir;
+  o.junit_path = dir + "/junit.xml";
+  const auto out = run_campaign({toy()}, o, fake_cell);
+  EXPECT_FALSE(out.interrupted);
+  EXPECT_EQ(out.cells, 12u);
+  EXPECT_TRUE(all_expectations_pass(out.report)) << out.report["scenarios"][0]["mitigations"].dump(1);
+  ResultsData d;
+  read_results(out.results_path, &d);
+  EXPECT_EQ(d.trials.size(), 120u);
+  EXPECT_EQ(d.cells.size(), 12u);
+  EXPECT_EQ(d.ends.size(), 1u);
+  // The report re-read from disk says the same as the one returned.
+  EXPECT_EQ(build_report(d)["expectations"], out.report["expectations"]);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/report.html"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/junit.xml"));
+}
+
+TEST(Campaign, CiModeStopsCellsAtTheFirstFailure) {
+  const auto dir = testing::make_temp_dir();
+  CampaignOptions o;
+  o.out_dir = dir;
+  o.mode = "ci";
+  const auto out = run_campaign({toy()}, o, fake_cell);
+  EXPECT_TRUE(all_expectations_pass(out.report));
+  EXPECT_EQ(out.report["campaign"]["mode"], "ci");
+  for (const auto& c : out.report["scenarios"][0]["cells"])
+    if (c["mitigation"] == "none") EXPECT_EQ(c["trials"], 2);
+}
+
+TEST(Campaign, ShardsMergeIntoTheSameReportAsOneRun) {
+  const auto dir = testing::make_temp_dir();
+  CampaignOptions o;
+  o.out_dir = dir + "/whole";
+  const auto whole = run_campaign({toy()}, o, fake_cell);
+  ResultsData merged;
+  for (int i = 0; i < 3; ++i) {
+    o.out_dir = dir + "/shard" + std::to_string(i);
+    o.shard = {i, 3};
+    const auto part = run_campaign({toy()}, o, fake_cell);
+    EXPECT_EQ(part.report["campaign"]["complete"], false);
+    EXPECT_NE(part.results_path.find("results-shard-" + std::to_string(i + 1) + "-of-3.jsonl"), std::string::npos);
+    read_results(part.results_path, &merged);
+  }
+  const json r = build_report(merged);
+  EXPECT_TRUE(r["campaign"]["complete"].get<bool>());
+  EXPECT_EQ(r["campaign"]["trials"], whole.report["campaign"]["trials"]);
+  EXPECT_EQ(r["expectations"], whole.report["expectations"]);
+  EXPECT_EQ(r["scenarios"][0]["mitigations"], whole.report["scenarios"][0]["mitigations"]);
+}
+
+TEST(Campaign, InterruptLeavesAValidPartialReport) {
+  const auto dir = testing::make_temp_dir();
+  CampaignOptions o;
+  o.out_dir = dir;
+  int64_t seen = 0;
+  clear_interrupt();
+  const auto out = run_campaign({toy()}, o, [&](const CellSpec& spec, const TrialSink& sink) {
+    return fake_cell(spec, [&](const TrialRecord& r) {
+      if (++seen == 25) request_interrupt();  // "Ctrl-C" during the third cell
+      sink(r);
+    });
+  });
+  clear_interrupt();
+  EXPECT_TRUE(out.interrupted);
+  // The report on disk parses and covers exactly the trials that finished.
+  std::ifstream in(dir + "/report.json");
+  const json r = json::parse(in);
+  EXPECT_TRUE(r["campaign"]["interrupted"].get<bool>());
+  EXPECT_EQ(r["campaign"]["trials"], 25);
+  EXPECT_EQ(r["campaign"]["cells_done"], 2);
+  EXPECT_GT(r["expectations"]["incomplete"].get<int64_t>(), 0);
+  ResultsData d;
+  read_results(out.results_path, &d);
+  ASSERT_EQ(d.cells.size(), 3u);
+  EXPECT_TRUE(d.cells[2]["interrupted"].get<bool>());
+  EXPECT_EQ(d.cells[2]["trials"], 5);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/report.json.tmp"));
+}
+
+}  // namespace
+}  // namespace racelab::reports

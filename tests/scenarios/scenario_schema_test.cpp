@@ -1,0 +1,171 @@
+// Scenario files: the validator reports every problem with its JSON path.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "reports/scenario.h"
+
+namespace racelab::reports {
+namespace {
+
+using nlohmann::json;
+
+json good() {
+  return json::parse(R"({
+    "format": "racelab-scenario", "version": 1, "name": "ok", "description": "fine",
+    "workload": "toy", "threads": [2, 3], "seeds": [1, 2],
+    "strategies": [{"strategy": "os", "trials": 20, "seconds": 5}, {"strategy": "random", "trials": 20},
+                   {"strategy": "pct:3", "trials": 20, "threads": [2]}],
+    "mitigations": ["none", "global_lock"],
+    "expectations": {"none": {"reproduces_within": 10, "strategies": ["random", "pct:3"]},
+                     "global_lock": {"holds_over": 100}}})");
+}
+
+bool has(const std::vector<Problem>& ps, const std::string& path, const std::string& expected_part = "") {
+  return std::any_of(ps.begin(), ps.end(), [&](const Problem& p) {
+    return p.path == path && p.expected.find(expected_part) != std::string::npos;
+  });
+}
+
+std::string all(const std::vector<Problem>& ps) {
+  std::string s;
+  for (const auto& p : ps) s += p.to_string() + "\n";
+  return s;
+}
+
+TEST(ScenarioSchema, AcceptsAGoodFileAndParsesIt) {
+  const auto ps = validate_scenario(good(), "ok.json");
+  ASSERT_TRUE(ps.empty()) << all(ps);
+  const Scenario s = parse_scenario(good(), "ok.json");
+  EXPECT_EQ(s.race, "ok");  // defaults to the name
+  EXPECT_EQ(s.seeds, (std::vector<uint64_t>{1, 2}));
+  ASSERT_EQ(s.strategies.size(), 3u);
+  EXPECT_EQ(s.strategies[2].threads, std::vector<int>{2});
+  EXPECT_EQ(s.expectation_for("none")->reproduces_within, 10);
+  EXPECT_TRUE(s.expectation_for("none")->matches("pct:3", 3));
+  EXPECT_FALSE(s.expectation_for("none")->matches("os", 2));
+}
+
+TEST(ScenarioSchema, UnknownKeysAreErrorsAtEveryLevel) {
+  json d = good();
+  d["colour"] = "red";
+  d["strategies"][0]["trails"] = 3;
+  d["expectations"]["none"]["reproduce_within"] = 3;
+  const auto ps = validate_scenario(d, "f.json");
+  EXPECT_TRUE(has(ps, "$.colour", "one of")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.strategies[0].trails")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.expectations.none.reproduce_within")) << all(ps);
+  EXPECT_EQ(ps.size(), 3u) << all(ps);
+  EXPECT_EQ(ps[0].file, "f.json");
+}
+
+TEST(ScenarioSchema, ReportsEveryProblemNotJustTheFirst) {
+  json d = good();
+  d["version"] = 2;
+  d["name"] = "Bad Name";
+  d["threads"] = {2, 2, 0};
+  d["strategies"][1]["strategy"] = "pct:0";
+  d["strategies"][2]["trials"] = 0;
+  d["mitigations"].push_back("rw_lock");  // no expectation for it
+  d["expectations"]["isolate_thread"] = {{"holds_over", 5}};  // not listed
+  d["expectations"]["none"]["outcome"] = "holds";
+  const auto ps = validate_scenario(d, "f.json");
+  EXPECT_TRUE(has(ps, "$.version")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.name", "lower-case")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.threads[1]", "no duplicate")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.threads[2]", "1 to 64")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.strategies[1].strategy", "pct:D")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.strategies[2].trials", ">= 1")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.expectations.rw_lock", "every listed mitigation")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.expectations.isolate_thread", "listed in $.mitigations")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.expectations.none.outcome", "failure class")) << all(ps);
+}
+
+TEST(ScenarioSchema, MissingRequiredKeysAndWrongTypes) {
+  const auto ps = validate_scenario(json::parse(R"({"format": "racelab-scenario", "version": 1,
+      "name": 7, "threads": "2"})"), "f.json");
+  EXPECT_TRUE(has(ps, "$.name", "a string")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.description", "required")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.workload", "required")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.threads", "array")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.strategies", "required")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.mitigations", "required")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.expectations", "required")) << all(ps);
+  EXPECT_TRUE(has(validate_scenario(json::array(), "f.json"), "$", "scenario object"));
+}
+
+TEST(ScenarioSchema, ExpectationClausesMustBeConsistentAndAffordable) {
+  json d = good();
+  d["expectations"]["none"] = json::object();
+  d["expectations"]["global_lock"] = {{"holds_over", 1000}};  // cells give 2*(20+20)*2 + 20*2 = 200
+  auto ps = validate_scenario(d, "f.json");
+  EXPECT_TRUE(has(ps, "$.expectations.none", "at least one of")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.expectations.global_lock.holds_over", "at most 200")) << all(ps);
+
+  d = good();
+  d["expectations"]["global_lock"] = {{"holds_over", 10}, {"outcome", "error"}};
+  d["expectations"]["none"]["strategies"] = {"dfs:2"};
+  d["expectations"]["none"]["threads"] = {8};
+  ps = validate_scenario(d, "f.json");
+  EXPECT_TRUE(has(ps, "$.expectations.global_lock.holds_over", "not both")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.expectations.none.strategies[0]", "sweeps")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.expectations.none.threads[0]", "$.threads")) << all(ps);
+}
+
+TEST(ScenarioSchema, ChecksWorkloadKnobsMitigationsAndFreeRunning) {
+  WorkloadInfo toy{json{{"steps", 4}, {"shapes", json::array()}}, {"none", "global_lock"}, true};
+  WorkloadLookup lookup = [&](const std::string& n) -> const WorkloadInfo* { return n == "toy" ? &toy : nullptr; };
+  json d = good();
+  d["knobs"] = {{"steps", 8}, {"stpes", 3}};
+  d["mitigations"].push_back("precompile");
+  d["expectations"]["precompile"] = {{"holds_over", 10}};
+  auto ps = validate_scenario(d, "f.json", lookup);
+  EXPECT_TRUE(has(ps, "$.knobs.stpes", "shapes, steps")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.mitigations[2]", "global_lock")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.strategies[1].strategy", "free-running")) << all(ps);
+  EXPECT_FALSE(has(ps, "$.strategies[0].strategy")) << all(ps);  // os is fine
+  d["workload"] = "nope";
+  EXPECT_TRUE(has(validate_scenario(d, "f.json", lookup), "$.workload", "registered workload"));
+}
+
+TEST(ScenarioSchema, LoadScenariosReadsADirectoryAndRejectsDuplicatesAndBadJson) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("racelab-schema-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "a.json") << good().dump();
+  std::ofstream(dir / "b.json") << good().dump();  // same name
+  std::ofstream(dir / "c.json") << "{ not json";
+  std::ofstream(dir / "notes.txt") << "ignored";
+  std::vector<Problem> ps;
+  const auto loaded = load_scenarios({dir.string()}, nullptr, &ps);
+  EXPECT_EQ(loaded.size(), 1u);
+  EXPECT_TRUE(has(ps, "$.name", "unique")) << all(ps);
+  EXPECT_TRUE(has(ps, "$", "JSON document")) << all(ps);
+  fs::remove_all(dir);
+}
+
+TEST(Catalogue, EveryScenarioFileIsStructurallyValid) {
+  std::vector<Problem> ps;
+  const auto loaded = load_scenarios({std::string(RACELAB_SOURCE_DIR) + "/scenarios"}, nullptr, &ps);
+  EXPECT_TRUE(ps.empty()) << all(ps);
+  EXPECT_GE(loaded.size(), 10u);
+  for (const auto& s : loaded) {
+    // Each scenario has an expectation for every mitigation it sweeps...
+    EXPECT_EQ(s.expectations.size(), s.mitigations.size()) << s.file;
+    // ...and compares os, random and pct unless the race only exists free-running.
+    std::vector<std::string> kinds;
+    for (const auto& b : s.strategies) kinds.push_back(b.strategy.substr(0, b.strategy.find(':')));
+    const bool controlled = std::count(kinds.begin(), kinds.end(), "random") > 0;
+    if (controlled) {
+      EXPECT_TRUE(std::count(kinds.begin(), kinds.end(), "pct")) << s.file;
+      EXPECT_TRUE(std::count(kinds.begin(), kinds.end(), "os")) << s.file;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace racelab::reports

@@ -1,0 +1,118 @@
+// `racelab train` / `train-target`: exit codes and messages for bad flags and
+// bad files, and one tiny end-to-end run.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tiny.h"
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string output;  // stdout + stderr
+};
+
+Result racelab(const std::string& args) {
+  std::string cmd = std::string(RACELAB_EXE) + " " + args + " 2>&1";
+  Result r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+const char* kTiny =
+    "--d-model 32 --layers 1 --heads 2 --max-len 48 --target-steps 20 --target-seq-len 24 --target-batch 4 "
+    "--steps 4 --batch 2 --seq-lens 16,24 --block-sizes 2,3 --anchors 3 --drafter-layers 1 --drafter-heads 2 "
+    "--eval-prompts 2 --eval-tokens 8 --corpus-tokens 8192 --quiet";
+
+TEST(Cli, HelpListsTheFlags) {
+  auto r = racelab("train --help");
+  EXPECT_EQ(r.code, 0);
+  for (auto flag : {"--workers", "--mitigation", "--resume", "--block-sizes", "--seq-lens", "--freeze"})
+    EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
+  EXPECT_EQ(racelab("train-target --help").code, 0);
+}
+
+TEST(Cli, BadFlagsAreUsageErrors) {
+  struct Case {
+    const char* args;
+    const char* says;
+  } cases[] = {
+      {"train --workers 0", "--workers"},
+      {"train --workers many", "--workers"},
+      {"train --mitigation bogus", "global_lock"},  // lists the valid names
+      {"train --block-sizes 4,x", "--block-sizes"},
+      {"train --block-sizes 1", "block size 1"},
+      {"train --no-such-flag", "no-such-flag"},
+      {"train --freeze", "--freeze"},
+      {"train --target /nonexistent/target.pt", "/nonexistent/target.pt"},
+      {"train --eval-tokens 500", "--eval-tokens"},
+      {"train-target --steps", "--steps"},
+  };
+  for (auto& c : cases) {
+    auto r = racelab(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+TEST(Cli, BadFilesAreBadInput) {
+  auto dir = tiny::temp_dir("cli_bad");
+  {
+    std::ofstream(dir + "/short.txt") << "too short";
+    std::ofstream(dir + "/garbage.pt") << std::string(200, 'g');
+  }
+  auto r = racelab("train-target --data " + dir + "/short.txt --quiet");
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("short.txt"), std::string::npos) << r.output;
+  r = racelab("train --target " + dir + "/garbage.pt --quiet");
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("garbage.pt"), std::string::npos) << r.output;
+}
+
+TEST(Cli, TinyRunEndToEndThenCorruptResumeIsRefused) {
+  auto dir = tiny::temp_dir("cli_run");
+  auto r = racelab(std::string("train ") + kTiny + " --mitigation global_lock --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(dir + "/summary.json");
+  auto s = nlohmann::json::parse(in);
+  EXPECT_EQ(s["drafters"]["steps_done"], 8);
+  EXPECT_TRUE(s["eval"]["lossless"].get<bool>());
+  EXPECT_GE(s["eval"]["mean_tau"].get<double>(), 1.0);
+  EXPECT_TRUE(s["target"].contains("heldout_loss"));
+  // Metrics JSONL: one line per drafter step with per-position accuracy.
+  std::ifstream m(dir + "/metrics.jsonl");
+  int steps = 0;
+  for (std::string line; std::getline(m, line);) {
+    auto j = nlohmann::json::parse(line);
+    if (j["event"] == "step") {
+      ++steps;
+      EXPECT_EQ(j["accuracy"].size(), j["block_size"].get<size_t>() - 1);
+    }
+  }
+  EXPECT_EQ(steps, 8);
+
+  // Corrupt the drafters checkpoint: --resume refuses it with exit code 3.
+  {
+    std::fstream f(dir + "/drafters.ckpt", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-50, std::ios::end);
+    f.put('\x42');
+  }
+  r = racelab(std::string("train ") + kTiny + " --mitigation global_lock --resume --out " + dir);
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("drafters.ckpt"), std::string::npos) << r.output;
+}
+
+}  // namespace

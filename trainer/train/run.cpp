@@ -1,0 +1,304 @@
+#include "trainer/train/run.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+
+#include "trainer/checkpoint/checkpoint.h"
+#include "trainer/compile/attention_kernel.h"
+#include "trainer/model/target_file.h"
+#include "trainer/util/errors.h"
+
+namespace trainer {
+namespace fs = std::filesystem;
+
+std::atomic<bool>& stop_flag() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+namespace {
+extern "C" void on_sigint(int) {
+  // Second Ctrl-C: the user insists; leave now (the last checkpoint stays valid).
+  if (stop_flag().exchange(true)) _exit(130);
+}
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+void install_sigint_handler() {
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+void write_json_atomic(const std::string& path, const nlohmann::json& j) {
+  auto tmp = path + ".tmp";
+  auto text = j.dump(2) + "\n";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (f == nullptr) throw std::runtime_error(fmt::format("'{}': cannot create: {}", tmp, std::strerror(errno)));
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw std::runtime_error(fmt::format("'{}': write failed: {}", path, std::strerror(errno)));
+}
+
+data::Corpus load_corpus(const CorpusOptions& options) {
+  if (options.data_file.empty()) return data::make_synthetic_corpus(options.synthetic);
+  return data::load_text_corpus(options.data_file);
+}
+
+nlohmann::json drafter_identity(Target& target, const data::Corpus& corpus, const DrafterConfig& dcfg,
+                                const DraftRunConfig& cfg) {
+  return {{"target", target.config().to_json()},
+          {"target_fingerprint", fmt::format("{:016x}", target_fingerprint(target))},
+          {"corpus_fingerprint", fmt::format("{:016x}", corpus.fingerprint())},
+          {"drafter", dcfg.to_json()},
+          {"run", cfg.to_json()}};
+}
+
+void warm_declared_shapes(Target& target, Drafter& drafter, const data::Corpus& corpus, const DraftRunConfig& cfg,
+                          const EvalConfig* eval) {
+  at::NoGradGuard no_grad;
+  for (size_t s = 0; s < cfg.seq_lens.size() * cfg.block_sizes.size(); ++s) {
+    auto batch = make_draft_batch(corpus, cfg, 0, static_cast<int64_t>(s));
+    auto taps = target.forward(batch.tokens).taps;
+    drafter.forward(target, taps, make_block_tokens(batch.tokens, batch.anchors, batch.block_size, corpus.mask_token),
+                    MaskSpec::blocks(batch.seq_len, batch.anchors, batch.block_size));
+  }
+  if (eval != nullptr) {
+    const auto L = target.config().max_len;
+    auto tokens = at::full({1, L}, corpus.mask_token, at::kLong);
+    auto taps = target.forward(tokens).taps;
+    drafter.forward(target, taps, at::full({1, eval->block_size}, corpus.mask_token, at::kLong),
+                    MaskSpec::blocks(L, {1}, eval->block_size));
+  }
+}
+
+namespace {
+
+std::shared_ptr<Target> obtain_target(const TrainOptions& o, const data::Corpus& corpus, MetricsLog& metrics,
+                                      nlohmann::json& summary) {
+  const auto path = (fs::path(o.out_dir) / "target.ckpt").string();
+  std::string from = o.target_file;
+  if (from.empty() && o.resume && fs::exists(path)) from = path;
+  if (!from.empty()) {
+    nlohmann::json meta;
+    auto t = load_target(from, &meta);
+    if (t->config().vocab_size != corpus.vocab_size)
+      throw BadInput(fmt::format("target '{}': vocabulary {} does not match the corpus ({} tokens incl. mask)", from,
+                                 t->config().vocab_size, corpus.vocab_size));
+    if (meta.contains("corpus_fingerprint") &&
+        meta["corpus_fingerprint"] != fmt::format("{:016x}", corpus.fingerprint()))
+      std::fprintf(stderr, "warning: target '%s' was trained on a different corpus\n", from.c_str());
+    summary["target"] = {{"source", from}, {"kind", t->kind()}, {"config", t->config().to_json()}};
+    if (meta.contains("heldout_loss")) summary["target"]["heldout_loss"] = meta["heldout_loss"];
+    return t;
+  }
+  auto cfg = o.target;
+  cfg.vocab_size = corpus.vocab_size;
+  auto t = std::make_shared<NativeTarget>(cfg, o.target_train.seed);
+  auto r = train_target(*t, corpus, o.target_train, &metrics, o.progress, &stop_flag());
+  if (r.interrupted) throw std::runtime_error("interrupted while training the target (nothing saved)");
+  t->params().freeze();
+  save_target(*t, path,
+              {{"corpus", corpus.source},
+               {"corpus_fingerprint", fmt::format("{:016x}", corpus.fingerprint())},
+               {"steps", r.steps},
+               {"train_loss", r.train_loss},
+               {"heldout_loss", r.heldout_loss}});
+  summary["target"] = {{"source", "trained"}, {"path", path},        {"config", t->config().to_json()},
+                       {"steps", r.steps},   {"seconds", r.seconds}, {"train_loss", r.train_loss},
+                       {"heldout_loss", r.heldout_loss}};
+  if (o.progress)
+    std::printf("target: %lld steps in %.1fs, train loss %.4f, held-out loss %.4f -> %s\n",
+                static_cast<long long>(r.steps), r.seconds, r.train_loss, r.heldout_loss, path.c_str());
+  return t;
+}
+
+// isolate_process: one child process per drafter, each `racelab train ... --worker-rank i`.
+DraftRunStats run_children(const TrainOptions& o, const std::string& target_path) {
+  DraftRunStats stats;
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<pid_t> pids;
+  for (int64_t r = 0; r < o.workers; ++r) {
+    std::vector<std::string> args{"racelab"};
+    args.insert(args.end(), o.reexec_args.begin(), o.reexec_args.end());
+    auto dir = (fs::path(o.out_dir) / fmt::format("rank-{}", r)).string();
+    for (const auto& extra : std::vector<std::string>{"--worker-rank", std::to_string(r), "--target", target_path,
+                                                      "--out", dir, "--no-eval", "--quiet"})
+      args.push_back(extra);
+    pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
+    if (pid == 0) {
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv("/proc/self/exe", argv.data());
+      std::fprintf(stderr, "exec /proc/self/exe failed: %s\n", std::strerror(errno));
+      _exit(127);
+    }
+    pids.push_back(pid);
+  }
+  for (size_t r = 0; r < pids.size(); ++r) {
+    int status = 0;
+    while (::waitpid(pids[r], &status, 0) < 0 && errno == EINTR) {
+    }
+    auto dir = fs::path(o.out_dir) / fmt::format("rank-{}", r);
+    if (WIFSIGNALED(status)) stats.errors.push_back(fmt::format("worker process {} killed by signal {}", r, WTERMSIG(status)));
+    else if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 130)
+      stats.errors.push_back(fmt::format("worker process {} exited with {} (see {})", r, WEXITSTATUS(status), dir.string()));
+    if (fs::exists(dir / "summary.json")) {
+      std::ifstream in(dir / "summary.json");
+      auto j = nlohmann::json::parse(in, nullptr, false);
+      if (!j.is_discarded()) {
+        stats.steps_done += j.value("drafters", nlohmann::json::object()).value("steps_done", int64_t{0});
+        for (auto& e : j.value("errors", nlohmann::json::array())) stats.errors.push_back(fmt::format("process {}: {}", r, e.get<std::string>()));
+        if (j.value("interrupted", false)) stats.interrupted = true;
+      }
+    }
+  }
+  stats.seconds = since(t0);
+  stats.steps_per_s = stats.seconds > 0 ? static_cast<double>(stats.steps_done) / stats.seconds : 0;
+  return stats;
+}
+
+}  // namespace
+
+TrainSummary run_training(const TrainOptions& o) {
+  TrainSummary out;
+  auto t0 = std::chrono::steady_clock::now();
+  at::set_num_threads(1);  // one intra-op thread: deterministic, and the workers are the parallelism
+  fs::create_directories(o.out_dir);
+  const bool child = o.worker_rank >= 0;
+  const bool isolate = o.mitigation == "isolate_process" && !child;
+  const auto metrics_path = (fs::path(o.out_dir) / "metrics.jsonl").string();
+  MetricsLog metrics(metrics_path, o.resume);
+  nlohmann::json& s = out.json;
+  s["out_dir"] = o.out_dir;
+  s["mitigation"] = o.mitigation;
+  s["workers"] = o.workers;
+
+  auto corpus = load_corpus(o.corpus);
+  s["corpus"] = {{"source", corpus.source}, {"vocab_size", corpus.vocab_size},
+                 {"train_tokens", corpus.train.size()}, {"heldout_tokens", corpus.heldout.size()}};
+  compile::set_attention_mitigation(o.mitigation);
+  auto target = obtain_target(o, corpus, metrics, s);
+
+  std::vector<int64_t> ranks;
+  if (child) ranks.push_back(o.worker_rank);
+  else
+    for (int64_t r = 0; r < o.workers; ++r) ranks.push_back(r);
+  DrafterPipeline pipeline(target, corpus, o.drafter, o.run, ranks);
+  const auto identity = drafter_identity(*target, corpus, o.drafter, o.run);
+  const auto ckpt = (fs::path(o.out_dir) / "drafters.ckpt").string();
+  if (o.resume && !isolate && fs::exists(ckpt)) {
+    pipeline.load(ckpt, identity);
+    if (o.progress) std::printf("resumed %s at steps", ckpt.c_str());
+    for (auto& w : pipeline.workers())
+      if (o.progress) std::printf(" %lld", static_cast<long long>(w.step));
+    if (o.progress) std::printf("\n");
+  }
+
+  if (o.mitigation == "precompile") {
+    auto c0 = std::chrono::steady_clock::now();
+    compile::precompile_attention(
+        [&] { warm_declared_shapes(*target, *pipeline.workers()[0].drafter, corpus, o.run, o.evaluate ? &o.eval : nullptr); },
+        o.freeze);
+    s["precompile_seconds"] = since(c0);
+  }
+
+  DraftRunStats stats;
+  if (isolate) {
+    stats = run_children(o, target->kind() == "native" && o.target_file.empty()
+                                ? (fs::path(o.out_dir) / "target.ckpt").string()
+                                : o.target_file);
+    int64_t loaded = 0;
+    for (int64_t r = 0; r < o.workers; ++r) {
+      auto p = (fs::path(o.out_dir) / fmt::format("rank-{}", r) / "drafters.ckpt").string();
+      if (fs::exists(p)) loaded += pipeline.load(p, identity, false);
+    }
+    if (loaded != o.workers) stats.errors.push_back(fmt::format("only {} of {} worker processes left a checkpoint", loaded, o.workers));
+    for (auto& w : pipeline.workers())
+      if (w.step < o.run.steps) stats.interrupted = true;
+  } else {
+    DraftRunHooks hooks;
+    hooks.stop = &stop_flag();
+    hooks.metrics = &metrics;
+    hooks.progress = o.progress;
+    hooks.single_thread = child;  // an isolate_process child: one drafter, no concurrency inside
+    stats = pipeline.run(hooks);
+  }
+  pipeline.save(ckpt, identity);
+  auto st = compile::attention_stats();
+  s["drafters"] = {{"checkpoint", ckpt},
+                   {"steps_done", stats.steps_done},
+                   {"seconds", stats.seconds},
+                   {"steps_per_s", stats.steps_per_s},
+                   {"mode", isolate ? "processes" : "threads"}};
+  nlohmann::json per = nlohmann::json::array();
+  for (auto& w : pipeline.workers()) {
+    double recent = 0;
+    size_t n = std::min<size_t>(20, w.losses.size());
+    for (size_t i = w.losses.size() - n; i < w.losses.size(); ++i) recent += w.losses[i] / static_cast<double>(n);
+    per.push_back({{"rank", w.rank}, {"step", w.step}, {"recent_loss", n ? nlohmann::json(recent) : nlohmann::json()},
+                   {"accuracy", w.last_accuracy}});
+  }
+  s["drafters"]["workers"] = per;
+  s["attention"] = {{"calls", st.calls},         {"compiles", st.compiles}, {"cache_hits", st.cache_hits},
+                    {"fallbacks", st.fallbacks}, {"errors", st.errors},     {"compile_seconds", st.compile_seconds}};
+  out.errors = stats.errors;
+  out.interrupted = stats.interrupted || stop_flag().load();
+
+  if (o.evaluate && !child && !out.interrupted && out.errors.empty()) {
+    nlohmann::json evals = nlohmann::json::array();
+    double tau_sum = 0;
+    bool lossless = true;
+    std::vector<Drafter*> drafters;
+    for (auto& w : pipeline.workers()) drafters.push_back(w.drafter.get());
+    auto results = evaluate(*target, drafters, corpus, o.eval);
+    for (size_t i = 0; i < results.size(); ++i) {
+      const auto& r = results[i];
+      const auto rank = pipeline.workers()[i].rank;
+      auto j = r.to_json();
+      j["rank"] = rank;
+      j["block_size"] = o.eval.block_size;
+      evals.push_back(j);
+      metrics.write({{"event", "eval"}, {"worker", rank}, {"tau", r.tau}, {"lossless", r.lossless()},
+                     {"block_size", o.eval.block_size}});
+      tau_sum += r.tau;
+      lossless = lossless && r.lossless();
+      if (o.progress)
+        std::printf("eval drafter %lld: tau %.3f at block size %lld (%lld verify steps, %.2fs; target-only %.2fs), lossless %s\n",
+                    static_cast<long long>(rank), r.tau, static_cast<long long>(o.eval.block_size),
+                    static_cast<long long>(r.verify_steps), r.speculative_seconds, r.greedy_seconds,
+                    r.lossless() ? "yes" : "NO");
+    }
+    s["eval"] = {{"per_drafter", evals},
+                 {"mean_tau", tau_sum / static_cast<double>(pipeline.workers().size())},
+                 {"lossless", lossless}};
+    if (!lossless) out.errors.push_back("speculative decoding output differs from target-only greedy decoding");
+  }
+  s["errors"] = out.errors;
+  s["interrupted"] = out.interrupted;
+  s["wall_seconds"] = since(t0);
+  write_json_atomic((fs::path(o.out_dir) / "summary.json").string(), s);
+  return out;
+}
+
+}  // namespace trainer

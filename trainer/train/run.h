@@ -1,0 +1,78 @@
+// trainer/train/run.h -- `racelab train` from top to bottom.
+//
+//   corpus -> target (load, resume, or train) -> mitigation (+ precompile)
+//          -> drafters (N threads, or N processes for isolate_process)
+//          -> checkpoint -> speculative evaluation -> summary.json
+//
+// Everything a run writes lives in `out_dir`: target.ckpt, drafters.ckpt,
+// metrics.jsonl, summary.json (and rank-<i>/ per process for isolate_process).
+#ifndef TRAINER_TRAIN_RUN_H_
+#define TRAINER_TRAIN_RUN_H_
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trainer/data/corpus.h"
+#include "trainer/eval/speculative.h"
+#include "trainer/model/drafter.h"
+#include "trainer/model/target.h"
+#include "trainer/pipeline/drafter_pipeline.h"
+#include "trainer/train/target_trainer.h"
+
+namespace trainer {
+
+struct CorpusOptions {
+  std::string data_file;           // empty: the synthetic language
+  data::SyntheticSpec synthetic;
+};
+data::Corpus load_corpus(const CorpusOptions& options);  // BadInput for a bad file
+
+struct TrainOptions {
+  std::string out_dir = "racelab-run";
+  CorpusOptions corpus;
+  std::string target_file;         // empty: train (or resume) the target in out_dir
+  TargetConfig target;             // vocab_size is taken from the corpus
+  TargetTrainConfig target_train;
+  DrafterConfig drafter;
+  DraftRunConfig run;
+  int64_t workers = 2;
+  std::string mitigation = "none";
+  bool freeze = false;             // precompile: a shape not warmed up raises
+  bool resume = false;
+  bool evaluate = true;
+  EvalConfig eval;
+  bool progress = true;
+  int64_t worker_rank = -1;        // >= 0: an isolate_process child training only this rank
+  std::vector<std::string> reexec_args;  // isolate_process: this command's own arguments
+};
+
+struct TrainSummary {
+  nlohmann::json json;             // also written to out_dir/summary.json
+  std::vector<std::string> errors;
+  bool interrupted = false;
+};
+
+// SIGINT sets this flag (install_sigint_handler); every phase polls it.
+std::atomic<bool>& stop_flag();
+void install_sigint_handler();
+
+TrainSummary run_training(const TrainOptions& options);
+
+// The (seq_len, block_size) shapes a run declares, warmed by the precompile mitigation.
+void warm_declared_shapes(Target& target, Drafter& drafter, const data::Corpus& corpus, const DraftRunConfig& cfg,
+                          const EvalConfig* eval);
+
+// What a drafters checkpoint must match to be resumed or evaluated.
+nlohmann::json drafter_identity(Target& target, const data::Corpus& corpus, const DrafterConfig& dcfg,
+                                const DraftRunConfig& cfg);
+
+// Writes `j` to `path` atomically (tmp + fsync + rename).
+void write_json_atomic(const std::string& path, const nlohmann::json& j);
+
+}  // namespace trainer
+
+#endif  // TRAINER_TRAIN_RUN_H_
