@@ -66,6 +66,11 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
   std::string mitigation = resolve_mitigation(w, spec.mitigation);
   if (spec.threads < 1) throw std::invalid_argument("threads: expected an integer >= 1");
   std::unique_ptr<StrategyDriver> driver = make_driver(spec.strategy.empty() ? "random" : spec.strategy, spec.threads);
+  if (w.needs_free_running && driver->controlled())
+    throw std::invalid_argument(fmt::format(
+        "workload '{}' races only under real concurrency (its threads are not racelab::Threads): use strategy os "
+        "or os+jitter, not '{}'",
+        w.name, spec.strategy));
   if (!spec.schedule_dir.empty()) ::mkdir(spec.schedule_dir.c_str(), 0755);
 
   CellSummary sum;

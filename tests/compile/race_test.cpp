@@ -85,6 +85,14 @@ TEST(Races, DirectLeakRaisesOnACacheHit) {
   EXPECT_TRUE(f.skipped.empty());
 }
 
+TEST(Races, AGlobalLockPreventsTheForcedDirectLeakInterleaving) {
+  // Worker 2 blocks on the mitigation lock, so the step that would run it
+  // while worker 1 is mid-capture is dropped by the controller.
+  Forced f = force("direct_leak", "global_lock");
+  EXPECT_EQ(verdict(f.result), "holds");
+  EXPECT_FALSE(f.skipped.empty());
+}
+
 TEST(Races, LostRestoreLeavesTheFlagStuckTrue) {
   Forced f = force("stuck_true", "none");
   EXPECT_TRUE(f.result.errors.empty());

@@ -6,6 +6,7 @@
 #include "engine/cell.h"
 #include "engine/schedule.h"
 #include "engine/supervisor.h"
+#include "racelab/workload.h"
 #include "test_workloads.h"
 
 TEST(Cell, SupervisedCellStreamsRecordsAndSavesFailingSchedules) {
@@ -84,4 +85,22 @@ TEST(Cell, StopAtFirstFailureAndWorkerReuse) {
   int started = racelab::default_supervisor().workers_started();
   racelab::run_cell(c, [](const racelab::TrialRecord&) {});
   EXPECT_EQ(racelab::default_supervisor().workers_started(), started) << "the worker is kept across cells";
+}
+
+TEST(Cell, FreeRunningWorkloadRejectsControlledStrategies) {
+  racelab::register_workload({"t_free_only", "real concurrency only", {}, {"none"}, true, [] {},
+                              [](const racelab::TrialInput&) { return racelab::Observation{}; }});
+  racelab::CellSpec c;
+  c.workload = "t_free_only";
+  c.supervised = false;
+  c.max_trials = 2;
+  c.strategy = "pct:2";
+  try {
+    racelab::run_cell(c, [](const racelab::TrialRecord&) {});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("os+jitter"), std::string::npos) << e.what();
+  }
+  c.strategy = "os";
+  EXPECT_EQ(racelab::run_cell(c, [](const racelab::TrialRecord&) {}).trials, 2);
 }
