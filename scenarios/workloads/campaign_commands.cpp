@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <chrono>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -127,7 +128,7 @@ void add_run_flags(CLI::App& app, RunFlags& f, const std::string& default_out) {
 // Runs `racelab <cmd> ... --shard k/n` for k = 1..n as child processes, each in
 // its own folder, and merges their results. A Ctrl-C reaches the children too
 // (same process group); each leaves a valid partial results file.
-std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags& f, int n) {
+std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags& f, int n, size_t total_cells) {
   std::vector<pid_t> kids;
   std::vector<std::string> results;
   for (int k = 1; k <= n; ++k) {
@@ -142,6 +143,13 @@ std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags
     results.push_back((fs::path(dir) / results_file_name({k - 1, n})).string());
     const pid_t pid = ::fork();
     if (pid == 0) {
+      // The shard's own summary goes to its folder; the parent prints the merged one.
+      fs::create_directories(dir);
+      const std::string log = (fs::path(dir) / "log.txt").string();
+      if (std::FILE* lf = std::fopen(log.c_str(), "w")) {
+        ::dup2(fileno(lf), 1);
+        ::dup2(fileno(lf), 2);
+      }
       std::vector<char*> av;
       for (auto& a : args) av.push_back(a.data());
       av.push_back(nullptr);
@@ -154,11 +162,44 @@ std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags
   }
   std::fprintf(stderr, "racelab %s: running %d shards in parallel (results in %s/shards/)\n", cmd.c_str(), n,
                f.out.c_str());
-  for (pid_t pid : kids) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  // Live progress from the shards' results files: count finished cells and
+  // trials in the lines appended since the last look.
+  const bool tty = !f.no_progress && ::isatty(2);
+  std::vector<std::streamoff> offsets(results.size(), 0);
+  int64_t cells = 0, trials = 0, failing = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  size_t running = kids.size();
+  while (running > 0) {
+    for (auto& pid : kids) {
+      if (pid <= 0) continue;
+      int status = 0;
+      const pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid || (r < 0 && errno != EINTR)) pid = 0, --running;
     }
+    if (tty) {
+      for (size_t i = 0; i < results.size(); ++i) {
+        std::ifstream in(results[i]);
+        if (!in) continue;
+        in.seekg(offsets[i]);
+        std::string line;
+        while (std::getline(in, line) && !in.eof()) {
+          offsets[i] = in.tellg();
+          if (line.rfind("{\"trial\"", 0) == 0) {
+            ++trials;
+            failing += line.find("\"outcome\":\"holds\"") == std::string::npos;
+          } else if (line.rfind("{\"cell\"", 0) == 0) {
+            ++cells;
+          }
+        }
+      }
+      std::fprintf(stderr, "\r\33[K[%lld/%zu cells] %lld trials, %lld failing | %.0f s", static_cast<long long>(cells),
+                   total_cells, static_cast<long long>(trials), static_cast<long long>(failing),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      std::fflush(stderr);
+    }
+    if (running > 0) ::usleep(200000);
   }
+  if (tty) std::fprintf(stderr, "\r\33[K");
   return results;
 }
 
@@ -246,7 +287,7 @@ int run_main(const std::string& cmd, int argc, char** argv) {
     jobs = std::min<int>(jobs, static_cast<int>(plan_cells(scenarios, {}).size()));
     if (jobs > 1) {
       const auto t0 = std::chrono::steady_clock::now();
-      const auto results = run_local_shards(cmd, f, jobs);
+      const auto results = run_local_shards(cmd, f, jobs, plan_cells(scenarios, {}).size());
       std::vector<std::string> errors;
       json report = rebuild(results, &errors);
       for (const auto& e : errors) std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), e.c_str());

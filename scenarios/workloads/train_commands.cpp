@@ -52,6 +52,15 @@ std::string check_mitigation(const std::string& m) {
   return fmt::format("unknown mitigation '{}' (expected one of: {})", m, fmt::join(names, ", "));
 }
 
+// CLI11_PARSE, but every parse error exits with kExitUsage (help: kExitOk).
+#define RACELAB_PARSE(app, argc, argv)                                   \
+  try {                                                                 \
+    (app).parse((argc), (argv));                                        \
+  } catch (const CLI::ParseError& e) {                                  \
+    int code = (app).exit(e);                                           \
+    return code == 0 ? racelab::kExitOk : racelab::kExitUsage;          \
+  }
+
 int run_guarded(const std::function<int()>& body, const char* cmd) {
   try {
     return body();
@@ -125,7 +134,7 @@ int train_main(int argc, char** argv) {
   app.add_flag("--quiet", quiet, "No progress output");
   app.add_option("--worker-rank", o.worker_rank, "(internal) isolate_process child: train only this drafter")
       ->group("");
-  CLI11_PARSE(app, argc, argv);
+  RACELAB_PARSE(app, argc, argv);
 
   auto parse_list = [&](const std::string& text, const char* flag) {
     std::vector<int64_t> out;
@@ -164,7 +173,8 @@ int train_main(int argc, char** argv) {
     if (o.freeze && o.mitigation != "precompile")
       throw CLI::ValidationError("--freeze", "only applies to --mitigation precompile");
   } catch (const CLI::Error& e) {
-    return app.exit(e);
+    app.exit(e);
+    return racelab::kExitUsage;
   }
   o.evaluate = !no_eval;
   o.progress = !quiet;
@@ -216,7 +226,7 @@ int train_target_main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--export-torchscript", export_ts, "Also write the trained target as a TorchScript file");
   app.add_flag("--quiet", quiet, "No progress output");
-  CLI11_PARSE(app, argc, argv);
+  RACELAB_PARSE(app, argc, argv);
   tt.seed = seed;
   return run_guarded(
       [&] {

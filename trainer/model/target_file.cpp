@@ -153,7 +153,7 @@ def block(self, x: Tensor, mask: Tensor, ln1_w: Tensor, ln1_b: Tensor, qkv_w: Te
 def forward(self, tokens: Tensor) -> Tuple[Tensor, List[Tensor]]:
     T = tokens.size(1)
     x = self.embed(tokens) + self.pos_emb[0:T]
-    mask = torch.ones([T, T], dtype=torch.bool).tril()
+    mask = torch.ones([T, T]).tril() > 0.5
     hidden: List[Tensor] = []
 )";
   for (int64_t l = 0; l < c.layers; ++l) {
