@@ -96,7 +96,7 @@ std::string first_failure_chart(const json& s) {
   const double group_h = bar_h * ff.size() + 10;
   const double h = 24 + group_h * s["threads"].size() + 24;
   const char* colours[] = {"#2c7fb8", "#7fcdbb", "#f0a04b", "#8e44ad", "#16a085", "#7f8c8d"};
-  std::string out = svg::open(label_w + plot_w + 170, h, "chart chart-first-failure",
+  std::string out = svg::open(label_w + plot_w + 280, h, "chart chart-first-failure",
                               "trials to the first failure per strategy");
   out += svg::text(label_w, 12,
                    fmt::format("trials to first failure ({}; log scale; grey: none found)",
@@ -169,7 +169,7 @@ std::string timeline_svg(const json& s, const json& schedule) {
   if (t.threads.empty() || t.steps == 0) return "<p class=\"small\">The schedule has no decisions or events to draw.</p>";
   const double left = 80, lane_h = 38, top = 30;
   const double sw = std::clamp(1000.0 / double(t.steps), 4.0, 56.0);
-  const double width = left + sw * double(t.steps) + 20;
+  const double width = left + sw * double(t.steps) + 140;  // room for the failing-step label
   const double height = top + lane_h * t.threads.size() + 30;
   std::map<int, double> lane;
   for (size_t i = 0; i < t.threads.size(); ++i) lane[t.threads[i]] = top + lane_h * i;

@@ -36,7 +36,8 @@ bool Expectation::matches(const std::string& strategy, int t) const {
 
 std::string Expectation::describe() const {
   std::vector<std::string> parts;
-  if (reproduces_within > 0) parts.push_back(fmt::format("reproduces within {} trials", reproduces_within));
+  if (reproduces_within > 0)
+    parts.push_back(fmt::format("reproduces within {} trial{}", reproduces_within, reproduces_within == 1 ? "" : "s"));
   if (holds_over > 0) parts.push_back(fmt::format("holds over {} trials", holds_over));
   if (!outcome.empty()) parts.push_back("outcome " + outcome);
   if (!allowed.empty()) parts.push_back(fmt::format("allowed {}", fmt::join(allowed, "|")));
@@ -168,6 +169,7 @@ void check_expectation(Checker& c, const json& e, const std::string& path, const
       c.add(path + ".max_rate", show(r), "a failure rate from 0 to 1");
   }
   if (e.contains("allowed")) {
+    ++clauses;
     const auto& a = e["allowed"];
     if (!a.is_array() || a.empty())
       c.add(path + ".allowed", show(a), "a non-empty array of failure classes");
@@ -175,10 +177,10 @@ void check_expectation(Checker& c, const json& e, const std::string& path, const
       for (size_t i = 0; i < a.size(); ++i) c.outcome_class(a[i], fmt::format("{}.allowed[{}]", path, i), true);
   }
   if (clauses == 0)
-    c.add(path, "no clause", "at least one of reproduces_within, holds_over, outcome, max_rate");
-  if (e.contains("holds_over") && (e.contains("reproduces_within") || e.contains("outcome")))
+    c.add(path, "no clause", "at least one of reproduces_within, holds_over, outcome, allowed, max_rate");
+  if (e.contains("holds_over") && (e.contains("reproduces_within") || e.contains("outcome") || e.contains("allowed")))
     c.add(path + ".holds_over", "holds_over together with reproduces_within/outcome",
-          "either a holding or a failing expectation, not both");
+          "either a holding or a failing expectation, not both (holds_over allows no failure class)");
   if (e.contains("why")) c.string(e["why"], path + ".why");
   if (e.contains("strategies")) {
     const auto& s = e["strategies"];

@@ -11,7 +11,10 @@ void print_usage(std::FILE* out) {
   std::fprintf(out, "racelab %s -- reproduce, diagnose and compare mitigations for compile races\n\n",
                RACELAB_VERSION);
   std::fprintf(out, "usage: racelab <command> [options]   (racelab <command> --help for details)\n\ncommands:\n");
-  for (const auto& c : racelab::commands()) std::fprintf(out, "  %-14s %s\n", c.name.c_str(), c.summary.c_str());
+  for (const auto& c : racelab::commands()) {
+    if (c.name.rfind("__", 0) == 0) continue;  // internal (e.g. __worker, re-executed by the supervisor)
+    std::fprintf(out, "  %-14s %s\n", c.name.c_str(), c.summary.c_str());
+  }
 }
 }  // namespace
 

@@ -87,8 +87,10 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     ts.trial = trial;
     ts.seed = driver->fixed_seed().value_or(mix_seed(spec.seed, static_cast<uint64_t>(trial)));
     ts.strategy_name = spec.strategy.empty() ? "random" : spec.strategy;
-    // The in-worker watchdog fires first; the supervisor's kill is the backstop.
-    ts.watchdog_s = std::max(0.2, std::min(10.0, spec.trial_timeout_s / 2));
+    // The in-worker watchdog (no progress for half the timeout; for plain `os`,
+    // which has no progress signal, the whole trial) fires first; the
+    // supervisor's kill at the full timeout is the backstop.
+    ts.watchdog_s = std::max(0.2, spec.trial_timeout_s / 2);
     if (!driver->next(trial, &ts.strategy)) break;
 
     TrialResult r = spec.supervised ? default_supervisor().run(ts, spec.trial_timeout_s) : run_trial(ts);

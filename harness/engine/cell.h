@@ -41,7 +41,7 @@ struct CellSpec {
   double max_seconds = 0;  // 0 = none
   bool stop_at_first_failure = false;
   bool supervised = true;
-  double trial_timeout_s = 30;
+  double trial_timeout_s = 30;  // -> hang: the worker's watchdog at half of it (no progress), the parent's kill at it
   std::string schedule_dir;  // where failing schedules go ("" = not written)
 };
 

@@ -261,6 +261,7 @@ TrialResult Supervisor::run(const TrialSpec& spec, double timeout_s) {
   auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   TsanParser tsan;
   std::deque<std::string> tail;
+  std::string fatal_line;
   bool begun = false, ended = false, result_eof = false, output_eof = false;
   std::optional<TrialResult> result;
   std::string marker_begin = fmt::format("@@racelab-trial-begin {}", spec.trial);
@@ -277,6 +278,11 @@ TrialResult Supervisor::run(const TrialSpec& spec, double timeout_s) {
     }
     if (l.rfind("@@racelab-trial-", 0) == 0) return;  // a previous trial's marker
     bool is_tsan = begun && !ended && tsan.feed(l);
+    // A sanitizer's fatal report ("==N==ERROR: ThreadSanitizer: SEGV ...") or
+    // std::terminate's message: kept apart, a long stack would push it out of the tail.
+    if (fatal_line.empty() &&
+        (l.find("ERROR: ") != std::string::npos || l.find("terminate called") != std::string::npos))
+      fatal_line = l.substr(l.find_first_not_of(' ') == std::string::npos ? 0 : l.find_first_not_of(' '));
     if (!is_tsan) {
       tail.push_back(l);
       if (tail.size() > 20) tail.pop_front();
@@ -343,9 +349,7 @@ TrialResult Supervisor::run(const TrialSpec& spec, double timeout_s) {
     std::string how = WIFSIGNALED(status) ? signal_text(WTERMSIG(status))
                                           : fmt::format("exit status {}", WEXITSTATUS(status));
     // Sanitizers turn a fatal signal into a report and an exit code; name it.
-    for (const auto& l : tail)
-      if (l.find("ERROR: ") != std::string::npos || l.find("terminate called") != std::string::npos)
-        how += "; " + l.substr(l.find_first_not_of(' '));
+    if (!fatal_line.empty()) how += "; " + fatal_line;
     r = recover(spec, Outcome::kCrash, "worker died: " + how);
     r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     r.metrics["output_tail"] = std::vector<std::string>(tail.begin(), tail.end());

@@ -19,6 +19,7 @@
 #include "trainer/model/target_file.h"
 #include "trainer/train/run.h"
 #include "trainer/util/errors.h"
+#include "trainer/util/threads.h"
 
 namespace {
 
@@ -230,7 +231,7 @@ int train_target_main(int argc, char** argv) {
   tt.seed = seed;
   return run_guarded(
       [&] {
-        at::set_num_threads(1);
+        trainer::use_single_intra_op_thread();
         trainer::install_sigint_handler();
         auto c = trainer::load_corpus(corpus);
         if (!load.empty()) {

@@ -26,6 +26,7 @@
 #include "trainer/compile/attention_kernel.h"
 #include "trainer/pipeline/drafter_pipeline.h"
 #include "trainer/train/run.h"
+#include "trainer/util/threads.h"
 
 namespace {
 
@@ -138,7 +139,7 @@ racelab::Observation run_processes(const racelab::TrialInput& in, Setup& s) {
 }
 
 racelab::Observation run_trial(const racelab::TrialInput& in) {
-  at::set_num_threads(1);
+  trainer::use_single_intra_op_thread();
   auto s = make_setup(in);
   trainer::compile::set_attention_mitigation(in.mitigation);
   if (in.mitigation == "isolate_process") return run_processes(in, s);
@@ -150,7 +151,7 @@ racelab::Observation run_trial(const racelab::TrialInput& in) {
   if (in.mitigation == "precompile") {
     try {
       trainer::compile::precompile_attention(
-          [&] { trainer::warm_declared_shapes(*s.target, *p.workers()[0].drafter, s.corpus, s.cfg, nullptr); }, s.freeze);
+          [&] { trainer::warm_declared_shapes(*s.target, s.dcfg, s.corpus, s.cfg, nullptr); }, s.freeze);
     } catch (const std::exception& e) {
       obs.errors.push_back(std::string("precompile: ") + e.what());
       return obs;

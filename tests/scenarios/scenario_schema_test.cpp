@@ -154,6 +154,7 @@ TEST(Catalogue, EveryScenarioFileIsStructurallyValid) {
   EXPECT_TRUE(ps.empty()) << all(ps);
   EXPECT_GE(loaded.size(), 10u);
   for (const auto& s : loaded) {
+    EXPECT_EQ(std::filesystem::path(s.file).stem().string(), s.name);
     // Each scenario has an expectation for every mitigation it sweeps...
     EXPECT_EQ(s.expectations.size(), s.mitigations.size()) << s.file;
     // ...and compares os, random and pct unless the race only exists free-running.

@@ -11,6 +11,7 @@
 #include "trainer/data/corpus.h"
 #include "trainer/model/target.h"
 #include "trainer/pipeline/drafter_pipeline.h"
+#include "trainer/util/threads.h"
 
 namespace tiny {
 
@@ -55,7 +56,7 @@ inline trainer::DraftRunConfig run(int64_t steps = 6, uint64_t seed = 11) {
 // Multi-threaded tests run under a mitigation that holds, so they test the
 // trainer, not the compile race.
 inline void quiet_setup() {
-  at::set_num_threads(1);
+  trainer::use_single_intra_op_thread();
   trainer::compile::set_attention_mitigation("global_lock");
   trainer::compile::reset_attention();
 }

@@ -20,6 +20,7 @@
 #include "trainer/compile/attention_kernel.h"
 #include "trainer/model/target_file.h"
 #include "trainer/util/errors.h"
+#include "trainer/util/threads.h"
 
 namespace trainer {
 namespace fs = std::filesystem;
@@ -72,20 +73,28 @@ nlohmann::json drafter_identity(Target& target, const data::Corpus& corpus, cons
           {"run", cfg.to_json()}};
 }
 
-void warm_declared_shapes(Target& target, Drafter& drafter, const data::Corpus& corpus, const DraftRunConfig& cfg,
-                          const EvalConfig* eval) {
-  at::NoGradGuard no_grad;
+void warm_declared_shapes(Target& target, const DrafterConfig& dcfg, const data::Corpus& corpus,
+                          const DraftRunConfig& cfg, const EvalConfig* eval) {
+  Drafter scratch(dcfg, target.config(), 0);
   for (size_t s = 0; s < cfg.seq_lens.size() * cfg.block_sizes.size(); ++s) {
     auto batch = make_draft_batch(corpus, cfg, 0, static_cast<int64_t>(s));
-    auto taps = target.forward(batch.tokens).taps;
-    drafter.forward(target, taps, make_block_tokens(batch.tokens, batch.anchors, batch.block_size, corpus.mask_token),
-                    MaskSpec::blocks(batch.seq_len, batch.anchors, batch.block_size));
+    {
+      at::NoGradGuard no_grad;
+      batch.taps = target.forward(batch.tokens).taps;
+    }
+    auto logits = scratch.forward(target, batch.taps,
+                                  make_block_tokens(batch.tokens, batch.anchors, batch.block_size, corpus.mask_token),
+                                  MaskSpec::blocks(batch.seq_len, batch.anchors, batch.block_size));
+    weighted_block_loss(logits, make_block_labels(batch.tokens, batch.anchors, batch.block_size), batch.block_size,
+                        dcfg.gamma)
+        .loss.backward();
   }
   if (eval != nullptr) {
+    at::NoGradGuard no_grad;
     const auto L = target.config().max_len;
     auto tokens = at::full({1, L}, corpus.mask_token, at::kLong);
     auto taps = target.forward(tokens).taps;
-    drafter.forward(target, taps, at::full({1, eval->block_size}, corpus.mask_token, at::kLong),
+    scratch.forward(target, taps, at::full({1, eval->block_size}, corpus.mask_token, at::kLong),
                     MaskSpec::blocks(L, {1}, eval->block_size));
   }
 }
@@ -183,7 +192,7 @@ DraftRunStats run_children(const TrainOptions& o, const std::string& target_path
 TrainSummary run_training(const TrainOptions& o) {
   TrainSummary out;
   auto t0 = std::chrono::steady_clock::now();
-  at::set_num_threads(1);  // one intra-op thread: deterministic, and the workers are the parallelism
+  use_single_intra_op_thread();  // the workers are the parallelism; also deterministic
   fs::create_directories(o.out_dir);
   const bool child = o.worker_rank >= 0;
   const bool isolate = o.mitigation == "isolate_process" && !child;
@@ -218,7 +227,7 @@ TrainSummary run_training(const TrainOptions& o) {
   if (o.mitigation == "precompile") {
     auto c0 = std::chrono::steady_clock::now();
     compile::precompile_attention(
-        [&] { warm_declared_shapes(*target, *pipeline.workers()[0].drafter, corpus, o.run, o.evaluate ? &o.eval : nullptr); },
+        [&] { warm_declared_shapes(*target, o.drafter, corpus, o.run, o.evaluate ? &o.eval : nullptr); },
         o.freeze);
     s["precompile_seconds"] = since(c0);
   }

@@ -62,9 +62,12 @@ void install_sigint_handler();
 
 TrainSummary run_training(const TrainOptions& options);
 
-// The (seq_len, block_size) shapes a run declares, warmed by the precompile mitigation.
-void warm_declared_shapes(Target& target, Drafter& drafter, const data::Corpus& corpus, const DraftRunConfig& cfg,
-                          const EvalConfig* eval);
+// Runs every attention shape a run declares, in the mode it will run in, for
+// the precompile mitigation: per (seq_len, block_size) the producer's target
+// forward (no grad) and a drafter training step's forward + backward (on a
+// throwaway drafter); with `eval`, the evaluation's no-grad shapes too.
+void warm_declared_shapes(Target& target, const DrafterConfig& dcfg, const data::Corpus& corpus,
+                          const DraftRunConfig& cfg, const EvalConfig* eval);
 
 // What a drafters checkpoint must match to be resumed or evaluated.
 nlohmann::json drafter_identity(Target& target, const data::Corpus& corpus, const DrafterConfig& dcfg,
