@@ -190,6 +190,8 @@ TrialResult run_trial(const TrialSpec& spec, const TrialHooks& hooks) {
 
   Observation& obs = body_state->obs;
   r.metrics = obs.metrics.is_object() ? obs.metrics : json::object();
+  // Counted even when another class wins, so cost reports can show the eager share.
+  if (obs.silent_fallbacks > 0) r.metrics["silent_fallbacks"] = obs.silent_fallbacks;
   if (sched) {
     r.decisions = sched->take_decisions();
     r.events = sched->take_events();

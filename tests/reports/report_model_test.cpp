@@ -149,3 +149,26 @@ TEST(BuildReport, MergeRejectsDifferentBudgetScales) {
 
 }  // namespace
 }  // namespace racelab::reports
+
+namespace racelab::reports {
+namespace {
+
+TEST(BuildReport, AllowedAloneToleratesListedClassesOnly) {
+  const auto dir = testing::make_temp_dir();
+  auto data = testing::toy_results(dir);
+  data.headers[0]["scenarios"][0]["expectations"]["global_lock"] = {{"allowed", {"crash", "hang"}}};
+  auto status = [&] {
+    const auto r = build_report(data);
+    return r["scenarios"][0]["mitigations"][1]["check"]["status"].get<std::string>();
+  };
+  EXPECT_EQ(status(), "pass");  // no failure at all is fine
+  for (auto& t : data.trials)
+    if (t.mitigation == "global_lock" && t.trial == 3 && t.threads == 2) t.outcome = "hang";
+  EXPECT_EQ(status(), "pass");
+  for (auto& t : data.trials)
+    if (t.mitigation == "global_lock" && t.trial == 4 && t.threads == 4) t.outcome = "error";
+  EXPECT_EQ(status(), "fail");
+}
+
+}  // namespace
+}  // namespace racelab::reports

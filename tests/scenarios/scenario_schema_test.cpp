@@ -107,6 +107,8 @@ TEST(ScenarioSchema, ExpectationClausesMustBeConsistentAndAffordable) {
   EXPECT_TRUE(has(ps, "$.expectations.global_lock.holds_over", "at most 200")) << all(ps);
 
   d = good();
+  d["expectations"]["global_lock"] = {{"allowed", {"crash", "hang"}}};  // a clause on its own
+  EXPECT_TRUE(validate_scenario(d, "f.json").empty()) << all(validate_scenario(d, "f.json"));
   d["expectations"]["global_lock"] = {{"holds_over", 10}, {"outcome", "error"}};
   d["expectations"]["none"]["strategies"] = {"dfs:2"};
   d["expectations"]["none"]["threads"] = {8};

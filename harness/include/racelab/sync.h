@@ -184,6 +184,7 @@ class Thread {
   }
   Thread(Thread&& other) noexcept { *this = std::move(other); }
   Thread& operator=(Thread&& other) noexcept {
+    if (thread_.joinable()) join();  // std::thread would terminate here
     thread_ = std::move(other.thread_);
     controller_ = std::exchange(other.controller_, nullptr);
     id_ = std::exchange(other.id_, -1);
