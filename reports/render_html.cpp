@@ -105,7 +105,7 @@ std::string first_failure_chart(const json& s) {
   auto xof = [&](double v) { return label_w + plot_w * std::log10(1 + v) / std::log10(1 + double(max_v)); };
   double y = 24;
   for (const auto& t : s["threads"]) {
-    out += svg::text(label_w - 6, y + group_h / 2, fmt::format("{} threads", t.get<int>()), "end");
+    const double group_top = y;
     for (size_t i = 0; i < ff.size(); ++i) {
       for (const auto& c : ff[i]["cells"]) {
         if (c["threads"] != t) continue;
@@ -119,10 +119,11 @@ std::string first_failure_chart(const json& s) {
           out += svg::rect(label_w, y, xof(double(n)) - label_w, bar_h - 3, "#e5e8eb", label,
                            "stroke=\"#9aa3ab\" stroke-dasharray=\"3 2\"");
         out += svg::text(std::max(xof(double(v > 0 ? v : n)), label_w) + 4, y + bar_h - 5, label);
-        break;  // one seed drawn per strategy and thread count
+        y += bar_h;  // strategies that skip this thread count leave no gap
+        break;       // one seed drawn per strategy and thread count
       }
-      y += bar_h;
     }
+    out += svg::text(label_w - 6, (group_top + y) / 2 + 3, fmt::format("{} threads", t.get<int>()), "end");
     y += 10;
   }
   return out + svg::close();

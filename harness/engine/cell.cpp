@@ -116,9 +116,10 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
       Schedule sched = Schedule::from_trial(ts, r);
       if (driver->controlled()) rec.compact = to_compact(sched);
       if (!spec.schedule_dir.empty() && saved_classes.insert(rec.outcome).second) {
-        rec.schedule_file = fmt::format("{}/{}-{}-{}-t{}-{}.json", spec.schedule_dir,
+        // Threads and cell seed in the name: cells of one campaign share a folder.
+        rec.schedule_file = fmt::format("{}/{}-{}-{}-{}t-s{}-trial{}-{}.json", spec.schedule_dir,
                                         safe(spec.scenario.empty() ? spec.workload : spec.scenario), safe(mitigation),
-                                        safe(ts.strategy_name), trial, rec.outcome);
+                                        safe(ts.strategy_name), spec.threads, spec.seed, trial, rec.outcome);
         save_schedule(sched, rec.schedule_file);
       }
       ++sum.failures;

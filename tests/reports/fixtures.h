@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,9 +19,20 @@
 
 namespace racelab::reports::testing {
 
+// A fresh directory, removed when the test binary exits.
 inline std::string make_temp_dir() {
+  static std::vector<std::string> made;
+  static const bool registered = [] {
+    std::atexit([] {
+      std::error_code ec;
+      for (const auto& d : made) std::filesystem::remove_all(d, ec);
+    });
+    return true;
+  }();
+  (void)registered;
   std::string tmpl = (std::filesystem::temp_directory_path() / "racelab-test-XXXXXX").string();
   if (!::mkdtemp(tmpl.data())) std::abort();
+  made.push_back(tmpl);
   return tmpl;
 }
 
