@@ -65,6 +65,19 @@ TEST(Config, ConfigureRuntimeAppliesIsolateThreadAndDisableCheck) {
   EXPECT_FALSE(rt.error_on_nested_capture());
 }
 
+// A trial's mitigation must not inherit the previous trial's variants: after
+// isolate_thread (thread-local flag), disable_check runs on the global flag again.
+TEST(Config, AttentionMitigationStartsFromUpstreamDefaults) {
+  using namespace trainer::compile;
+  set_attention_mitigation("isolate_thread");
+  EXPECT_EQ(CaptureRuntime::process().variants().flag_scope, FlagScope::kThreadLocal);
+  set_attention_mitigation("disable_check");
+  EXPECT_EQ(CaptureRuntime::process().variants().flag_scope, FlagScope::kGlobal);
+  EXPECT_FALSE(CaptureRuntime::process().error_on_nested_capture());
+  set_attention_mitigation("none");
+  EXPECT_TRUE(CaptureRuntime::process().error_on_nested_capture());
+}
+
 TEST(Precompile, FreezeTurnsANewShapeIntoAnError) {
   set_attention_mitigation("precompile");
   auto qkv = [](int64_t L) {

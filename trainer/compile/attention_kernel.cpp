@@ -38,6 +38,9 @@ AttentionState& state() {
 // (upstream: a wrapper binds its check when it is made).
 void rebuild(AttentionState& s) {
   CaptureRuntime& rt = CaptureRuntime::process();
+  // Start from upstream's defaults: a variant left by an earlier trial (e.g.
+  // isolate_thread's thread-local flag) must not leak into this mitigation.
+  rt.set_variants(Variants{});
   mitigation::configure_runtime(s.mitigation, rt);
   rt.reset();
   s.guard = std::make_unique<mitigation::Guard>(s.mitigation);
