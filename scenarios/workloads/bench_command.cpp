@@ -41,6 +41,12 @@
 #include "racelab/workload.h"
 #include "reports/atomic_file.h"
 #include "reports/stats.h"
+#include <ATen/ATen.h>
+
+#include "trainer/compile/attention_math.h"
+#include "trainer/compile/capture_state.h"
+#include "trainer/compile/compiled_function.h"
+#include "trainer/util/threads.h"
 
 namespace {
 
@@ -103,10 +109,10 @@ struct Options {
   bool quick = false;
   std::string out_dir = "bench-out";
   std::string compare;
-  std::vector<std::string> sections{"scheduling", "reproduce", "mitigations", "scaling"};
+  std::vector<std::string> sections{"scheduling", "reproduce", "fallback", "mitigations", "scaling"};
   int repeats = 3;
   int64_t reproduce_trials = 60;
-  int trainer_steps = 12;
+  int trainer_steps = 40;
 };
 
 // ---- scheduling -------------------------------------------------------------
@@ -211,6 +217,49 @@ json bench_reproduce(const Options& o) {
   return out;
 }
 
+// ---- fallback: what a silent eager fallback costs per attention call ---------
+
+// One attention call with its backward, as a training step makes it.
+double time_calls(int64_t calls, const std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>&)>& f,
+                  const std::vector<at::Tensor>& inputs) {
+  auto t0 = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < calls; ++i) {
+    auto out = f(inputs);
+    if (!out.at(0).requires_grad()) throw std::runtime_error(fmt::format("bench fallback: call {} returned no grad", i));
+    out.at(0).sum().backward();
+  }
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / calls;
+}
+
+json bench_fallback(const Options& o) {
+  namespace tc = trainer::compile;
+  const int64_t calls = o.quick ? 5 : 200;
+  at::manual_seed(7);
+  // (at:: factories ignore requires_grad in TensorOptions: set it on the tensor.)
+  auto qkv = [] { return at::randn({8, 4, 48, 16}).set_requires_grad(true); };
+  std::vector<at::Tensor> in{qkv(), qkv(), qkv(), at::ones({48, 48}, at::kBool).tril()};
+  tc::CaptureRuntime rt;
+  rt.set_error_on_nested_capture(false);  // disable_check, before the wrapper is made (it binds the check)
+  tc::CompiledFunction fn("masked_attention", tc::masked_attention_fn, rt);
+  time_calls(3, [&](const auto& x) { return fn(x); }, in);  // capture, then the executor's profiling runs
+  double compiled_us = time_calls(calls, [&](const auto& x) { return fn(x); }, in);
+  // Another thread's capture holds the flag: every call now falls back silently.
+  rt.write_flag(true);
+  double fallback_us = time_calls(calls, [&](const auto& x) { return fn(x); }, in);
+  rt.write_flag(false);
+  int64_t silent = fn.stats().silent_fallbacks;
+  // Past the recompile limit: flex_attention's eager path compiles on every call.
+  double eager_path_us = time_calls(std::max<int64_t>(1, calls / 10),
+                                    [&](const auto& x) { return tc::run_eager_path(rt, "masked_attention", tc::masked_attention_fn, x); }, in);
+  return {{"calls", calls},
+          {"compiled_us", compiled_us},
+          {"silent_fallback_us", fallback_us},
+          {"silent_fallbacks_counted", silent},
+          {"fallback_over_compiled", fallback_us / compiled_us},
+          {"eager_path_us", eager_path_us},
+          {"eager_path_over_compiled", eager_path_us / compiled_us}};
+}
+
 // ---- mitigations and scaling (the real trainer) ------------------------------
 
 json trainer_cell(const Options& o, const std::string& mitigation, int workers) {
@@ -223,8 +272,8 @@ json trainer_cell(const Options& o, const std::string& mitigation, int workers) 
     s.strategy = "os";
     s.threads = workers;
     s.seed = 100 + rep;
-    s.knobs = {{"steps", o.quick ? 2 : o.trainer_steps}, {"batch", 4}, {"d_model", 64}, {"heads", 4},
-               {"seq_lens", {32, 48}}, {"block_sizes", {4}}, {"anchors", 4}};
+    s.knobs = {{"steps", o.quick ? 2 : o.trainer_steps}, {"batch", 8}, {"d_model", 64}, {"heads", 4},
+               {"seq_lens", {32, 48}}, {"block_sizes", {4}}, {"anchors", 6}, {"corpus_tokens", 16384}};
     s.max_trials = 1;
     s.supervised = false;
     reset_peak_rss();
@@ -303,7 +352,7 @@ std::string markdown(const json& b) {
     auto& s = b["scheduling"];
     md << "## Controlled scheduling\n\n| measure | value |\n|---|---|\n"
        << "| time per scheduling step (ping-pong, 2 threads) | " << fmt_num(s["ping_pong"]["handoff_ns"], 0) << " ns |\n"
-       << "| ping-pong trial, controlled / free | " << fmt_num(s["ping_pong"]["controlled_over_free"]) << "x |\n";
+       << "| ping-pong trial (nothing but points), controlled / free | " << fmt_num(s["ping_pong"]["controlled_over_free"]) << "x |\n";
     for (std::string wl : {"direct_leak", "stuck_true"})
       md << "| " << wl << ": trials/s controlled / free | " << fmt_num(s[wl]["random"]["trials_per_s"], 0) << " / "
          << fmt_num(s[wl]["os"]["trials_per_s"], 0) << " (controlled/free time " << fmt_num(s[wl]["controlled_over_free"])
@@ -322,6 +371,15 @@ std::string markdown(const json& b) {
                                                      : fmt_num(r["median_trials_to_failure"], 1))
          << " | " << (r["median_ms_to_failure"].is_null() ? "-" : fmt_num(r["median_ms_to_failure"], 1)) << " |\n";
     md << "\n";
+  }
+  if (b.contains("fallback")) {
+    auto& f = b["fallback"];
+    md << "## Silent-fallback cost per attention call (forward + backward)\n\n| path | us per call | ratio to compiled |\n|---|---|---|\n"
+       << "| compiled (cache hit, graph executor) | " << fmt_num(f["compiled_us"], 1) << " | 1.00 |\n"
+       << "| silent eager fallback (disable_check, flag set by another capture) | " << fmt_num(f["silent_fallback_us"], 1)
+       << " | " << fmt_num(f["fallback_over_compiled"]) << " |\n"
+       << "| eager path after the recompile limit (compiles every call) | " << fmt_num(f["eager_path_us"], 1) << " | "
+       << fmt_num(f["eager_path_over_compiled"]) << " |\n\n";
   }
   if (b.contains("mitigations")) {
     md << "## Mitigation cost on the real trainer (ideal = isolate_thread)\n\n"
@@ -391,8 +449,8 @@ int bench_main(int argc, char** argv) {
                "mitigation cost on the real trainer, worker scaling"};
   app.add_flag("--quick", o.quick, "Minimal iterations (the CI smoke pass); figures are not meaningful");
   app.add_option("--out", o.out_dir, "Directory for BENCH.json and BENCH.md");
-  app.add_option("--sections", o.sections, "Subset of: scheduling reproduce mitigations scaling")
-      ->check(CLI::IsMember({"scheduling", "reproduce", "mitigations", "scaling"}));
+  app.add_option("--sections", o.sections, "Subset of: scheduling reproduce fallback mitigations scaling")
+      ->check(CLI::IsMember({"scheduling", "reproduce", "fallback", "mitigations", "scaling"}));
   app.add_option("--repeats", o.repeats, "Repeats per trainer cell (noise estimate)")->check(CLI::Range(1, 20));
   app.add_option("--trials", o.reproduce_trials, "Trial budget per (race, strategy) cell")->check(CLI::Range(1, 100000));
   app.add_option("--trainer-steps", o.trainer_steps, "Steps per worker in each trainer cell")->check(CLI::Range(1, 10000));
@@ -413,11 +471,13 @@ int bench_main(int argc, char** argv) {
       return racelab::kExitBadInput;
     }
   }
+  trainer::use_single_intra_op_thread();  // as the workloads do: one intra-op thread, OpenBLAS too
   json b = {{"schema", "racelab-bench/1"}, {"machine", machine()}, {"quick", o.quick}};
   auto t0 = std::chrono::steady_clock::now();
   auto want = [&](const char* s) { return std::find(o.sections.begin(), o.sections.end(), s) != o.sections.end(); };
   if (want("scheduling")) std::fprintf(stderr, "bench: scheduling\n"), b["scheduling"] = bench_scheduling(o);
   if (want("reproduce")) std::fprintf(stderr, "bench: reproduce\n"), b["reproduce"] = bench_reproduce(o);
+  if (want("fallback")) std::fprintf(stderr, "bench: fallback\n"), b["fallback"] = bench_fallback(o);
   if (want("mitigations")) std::fprintf(stderr, "bench: mitigations\n"), b["mitigations"] = bench_mitigations(o);
   if (want("scaling")) std::fprintf(stderr, "bench: scaling\n"), b["scaling"] = bench_scaling(o);
   b["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
