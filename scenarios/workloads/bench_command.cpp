@@ -486,6 +486,11 @@ int bench_main(int argc, char** argv) {
     }
   }
   trainer::use_single_intra_op_thread();  // as the workloads do: one intra-op thread, OpenBLAS too
+  if (!o.compare.empty() && old_run.value("quick", false) != o.quick) {
+    std::fprintf(stderr, "racelab bench: %s: field 'quick': the old run %s --quick, this one %s: compare like with like\n",
+                 o.compare.c_str(), old_run.value("quick", false) ? "used" : "did not use", o.quick ? "does" : "does not");
+    return racelab::kExitUsage;
+  }
   json b = {{"schema", "racelab-bench/1"}, {"machine", machine()}, {"quick", o.quick}};
   auto t0 = std::chrono::steady_clock::now();
   auto want = [&](const char* s) { return std::find(o.sections.begin(), o.sections.end(), s) != o.sections.end(); };
