@@ -44,12 +44,7 @@ Drafter::Drafter(const DrafterConfig& config, const TargetConfig& target, uint64
     params_.add(p + "k_w", init_normal({d, d}, 0.02, gen));
     params_.add(p + "v_w", init_normal({d, d}, 0.02, gen));
     params_.add(p + "out_w", init_normal({d, d}, proj_std, gen));
-    params_.add(p + "ln2_w", at::ones({d}));
-    params_.add(p + "ln2_b", at::zeros({d}));
-    params_.add(p + "fc_w", init_normal({4 * d, d}, 0.02, gen));
-    params_.add(p + "fc_b", at::zeros({4 * d}));
-    params_.add(p + "proj_w", init_normal({d, 4 * d}, proj_std, gen));
-    params_.add(p + "proj_b", at::zeros({d}));
+    add_mlp_params(params_, p, d, proj_std, gen);
   }
   params_.add("lnf_w", at::ones({d}));
   params_.add("lnf_b", at::zeros({d}));
@@ -73,9 +68,7 @@ at::Tensor Drafter::forward(Target& target, const at::Tensor& ctx_taps, const at
     auto v = at::cat({nnf::linear(ctx, params_[p + "v_w"]), nnf::linear(h, params_[p + "v_w"])}, 1);
     auto a = masked_attention(q, nnf::split_heads(k, H), nnf::split_heads(v, H), spec);
     x = x + nnf::linear(nnf::merge_heads(a), params_[p + "out_w"]);
-    h = nnf::layer_norm(x, params_[p + "ln2_w"], params_[p + "ln2_b"]);
-    h = at::gelu(nnf::linear(h, params_[p + "fc_w"], params_[p + "fc_b"]));
-    x = x + nnf::linear(h, params_[p + "proj_w"], params_[p + "proj_b"]);
+    x = mlp_residual(params_, p, x);
   }
   return target.head(nnf::layer_norm(x, params_["lnf_w"], params_["lnf_b"]));
 }

@@ -63,4 +63,19 @@ at::Tensor init_normal(at::IntArrayRef shape, double std, at::Generator& gen) {
   return t.normal_(0.0, std, gen);
 }
 
+void add_mlp_params(ParamSet& params, const std::string& prefix, int64_t d, double proj_std, at::Generator& gen) {
+  params.add(prefix + "ln2_w", at::ones({d}));
+  params.add(prefix + "ln2_b", at::zeros({d}));
+  params.add(prefix + "fc_w", init_normal({4 * d, d}, 0.02, gen));
+  params.add(prefix + "fc_b", at::zeros({4 * d}));
+  params.add(prefix + "proj_w", init_normal({d, 4 * d}, proj_std, gen));
+  params.add(prefix + "proj_b", at::zeros({d}));
+}
+
+at::Tensor mlp_residual(const ParamSet& params, const std::string& prefix, const at::Tensor& x) {
+  auto h = nnf::layer_norm(x, params[prefix + "ln2_w"], params[prefix + "ln2_b"]);
+  h = at::gelu(nnf::linear(h, params[prefix + "fc_w"], params[prefix + "fc_b"]));
+  return x + nnf::linear(h, params[prefix + "proj_w"], params[prefix + "proj_b"]);
+}
+
 }  // namespace trainer

@@ -56,6 +56,12 @@ inline at::Tensor merge_heads(const at::Tensor& x) {
 }
 }  // namespace nnf
 
+// The feed-forward half of a pre-norm transformer block, the same in the target
+// and the drafter: parameters `prefix`{ln2,fc,proj}_{w,b} (fc: d -> 4d, proj:
+// 4d -> d with std proj_std), and the residual x + proj(gelu(fc(ln2(x)))).
+void add_mlp_params(ParamSet& params, const std::string& prefix, int64_t d, double proj_std, at::Generator& gen);
+at::Tensor mlp_residual(const ParamSet& params, const std::string& prefix, const at::Tensor& x);
+
 }  // namespace trainer
 
 #endif  // TRAINER_MODEL_PARAMS_H_

@@ -60,12 +60,7 @@ NativeTarget::NativeTarget(const TargetConfig& config, uint64_t seed) : config_(
     params_.add(p + "qkv_b", at::zeros({3 * d}));
     params_.add(p + "out_w", init_normal({d, d}, proj_std, gen));
     params_.add(p + "out_b", at::zeros({d}));
-    params_.add(p + "ln2_w", at::ones({d}));
-    params_.add(p + "ln2_b", at::zeros({d}));
-    params_.add(p + "fc_w", init_normal({4 * d, d}, 0.02, gen));
-    params_.add(p + "fc_b", at::zeros({4 * d}));
-    params_.add(p + "proj_w", init_normal({d, 4 * d}, proj_std, gen));
-    params_.add(p + "proj_b", at::zeros({d}));
+    add_mlp_params(params_, p, d, proj_std, gen);
   }
   params_.add("lnf_w", at::ones({d}));
   params_.add("lnf_b", at::zeros({d}));
@@ -90,9 +85,7 @@ TargetOutput NativeTarget::forward(const at::Tensor& tokens) {
     auto a = masked_attention(nnf::split_heads(qkv[0], config_.heads), nnf::split_heads(qkv[1], config_.heads),
                               nnf::split_heads(qkv[2], config_.heads), spec);
     x = x + nnf::linear(nnf::merge_heads(a), params_[p + "out_w"], params_[p + "out_b"]);
-    h = nnf::layer_norm(x, params_[p + "ln2_w"], params_[p + "ln2_b"]);
-    h = at::gelu(nnf::linear(h, params_[p + "fc_w"], params_[p + "fc_b"]));
-    x = x + nnf::linear(h, params_[p + "proj_w"], params_[p + "proj_b"]);
+    x = mlp_residual(params_, p, x);
     outs.push_back(x);
   }
   std::vector<at::Tensor> tapped;
