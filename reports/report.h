@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/results_log.h"
+#include "reports/campaign/results_log.h"
 
 namespace racelab::reports {
 

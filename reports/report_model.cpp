@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "reports/matrix.h"
+#include "reports/campaign/matrix.h"
 #include "reports/report.h"
-#include "reports/scenario.h"
+#include "reports/campaign/scenario.h"
 #include "reports/stats.h"
 
 namespace racelab::reports {

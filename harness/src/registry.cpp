@@ -1,33 +1,19 @@
-#include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 #include <stdexcept>
 
-#include "racelab/command.h"
 #include "racelab/workload.h"
 
 namespace racelab {
 namespace {
 // Function-local statics: registration runs during static initialisation of
 // other translation units, so the containers must exist on first use.
-std::vector<Command>& command_list() {
-  static std::vector<Command> list;
-  return list;
-}
 std::map<std::string, Workload>& workload_map() {
   static std::map<std::string, Workload> map;
   return map;
 }
 }  // namespace
-
-void register_command(Command command) {
-  auto& list = command_list();
-  auto it = std::lower_bound(list.begin(), list.end(), command.name,
-                             [](const Command& c, const std::string& n) { return c.name < n; });
-  if (it != list.end() && it->name == command.name)
-    throw std::logic_error("racelab: command registered twice: " + command.name);
-  list.insert(it, std::move(command));
-}
-const std::vector<Command>& commands() { return command_list(); }
 
 void register_workload(Workload workload) {
   auto name = workload.name;

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "racelab/workload.h"
-#include "trainer/compile/micro_workloads.h"
-#include "trainer/compile/oracles.h"
+#include "compile/micro_workloads.h"
+#include "compile/oracles.h"
 
 namespace {
 

@@ -23,7 +23,7 @@
 
 #include "racelab/controller.h"
 #include "racelab/workload.h"
-#include "trainer/compile/attention_kernel.h"
+#include "compile/attention_kernel.h"
 #include "trainer/pipeline/drafter_pipeline.h"
 #include "trainer/train/run.h"
 #include "trainer/util/threads.h"

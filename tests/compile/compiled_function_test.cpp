@@ -6,9 +6,9 @@
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/jit/ir/ir.h>
 
-#include "trainer/compile/attention_kernel.h"
-#include "trainer/compile/attention_math.h"
-#include "trainer/compile/compiled_function.h"
+#include "compile/attention_kernel.h"
+#include "compile/attention_math.h"
+#include "compile/compiled_function.h"
 
 namespace trainer::compile {
 namespace {

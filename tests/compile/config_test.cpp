@@ -8,13 +8,13 @@
 
 #include <ATen/ATen.h>
 
-#include "trainer/compile/attention_kernel.h"
-#include "trainer/compile/attention_math.h"
-#include "trainer/compile/compiled_function.h"
-#include "trainer/compile/jit_races.h"
-#include "trainer/compile/micro_workloads.h"
-#include "trainer/compile/oracles.h"
-#include "trainer/mitigation/mitigation.h"
+#include "compile/attention_kernel.h"
+#include "compile/attention_math.h"
+#include "compile/compiled_function.h"
+#include "compile/jit_races.h"
+#include "compile/micro_workloads.h"
+#include "compile/oracles.h"
+#include "compile/mitigation/mitigation.h"
 
 namespace trainer::compile {
 namespace {

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "script_controller.h"
-#include "trainer/compile/micro_workloads.h"
-#include "trainer/compile/oracles.h"
-#include "trainer/compile/point_names.h"
-#include "trainer/mitigation/mitigation.h"
+#include "compile/micro_workloads.h"
+#include "compile/oracles.h"
+#include "compile/point_names.h"
+#include "compile/mitigation/mitigation.h"
 
 namespace trainer::compile {
 namespace {

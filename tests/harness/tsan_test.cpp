@@ -15,7 +15,7 @@
 #include "racelab/workload.h"
 
 #ifdef RACELAB_HAVE_CAPTURE_STATE
-#include "trainer/compile/capture_state.h"
+#include "compile/capture_state.h"
 
 namespace {
 namespace tc = trainer::compile;

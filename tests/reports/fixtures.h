@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/results_log.h"
-#include "reports/scenario.h"
+#include "reports/campaign/results_log.h"
+#include "reports/campaign/scenario.h"
 
 namespace racelab::reports::testing {
 

@@ -3,7 +3,7 @@
 
 #include "fixtures.h"
 #include "reports/atomic_file.h"
-#include "reports/results_log.h"
+#include "reports/campaign/results_log.h"
 
 namespace racelab::reports {
 namespace {

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "fixtures.h"
-#include "reports/campaign.h"
-#include "reports/matrix.h"
+#include "reports/campaign/campaign.h"
+#include "reports/campaign/matrix.h"
 
 namespace racelab::reports {
 namespace {

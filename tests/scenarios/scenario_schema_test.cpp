@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "reports/scenario.h"
+#include "reports/campaign/scenario.h"
 
 namespace racelab::reports {
 namespace {

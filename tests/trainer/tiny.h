@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "trainer/compile/attention_kernel.h"
+#include "compile/attention_kernel.h"
 #include "trainer/data/corpus.h"
 #include "trainer/model/target.h"
 #include "trainer/pipeline/drafter_pipeline.h"

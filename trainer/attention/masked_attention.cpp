@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "trainer/compile/attention_kernel.h"
+#include "compile/attention_kernel.h"
 
 namespace trainer {
 

@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 
 #include "trainer/checkpoint/checkpoint.h"
-#include "trainer/compile/attention_kernel.h"
+#include "compile/attention_kernel.h"
 #include "trainer/model/target_file.h"
 #include "trainer/util/errors.h"
 #include "trainer/util/threads.h"

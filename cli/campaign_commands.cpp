@@ -1,0 +1,393 @@
+// The campaign commands of the `racelab` executable:
+//   validate  FILE|DIR...                  check scenario files against the schema and registry
+//   compare   [DIR|FILE...]                run the catalogue, write the comparison report
+//   ci        DIR|FILE... [--junit F]      run expectations as a regression check (exit 0 = all hold)
+//   merge     RESULTS...                   one report from sharded results files
+//   chrome-trace SCHEDULE                  a schedule as Chrome trace JSON (Perfetto)
+// The work lives in reports/ (racelab_reports); this file parses flags, binds
+// the engine's run_cell and the workload registry, and prints where things went.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <chrono>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "reports/campaign/minimize_timelines.h"
+#include "cli/commands.h"
+#include "racelab/exit_code.h"
+#include "racelab/workload.h"
+#include "reports/atomic_file.h"
+#include "reports/campaign/campaign.h"
+#include "reports/report.h"
+#include "reports/campaign/scenario.h"
+
+#ifndef RACELAB_SOURCE_DIR
+#define RACELAB_SOURCE_DIR "."
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace racelab::reports;
+using nlohmann::json;
+
+// The registry as the validator sees it (cached: the lookup returns pointers).
+WorkloadLookup registry_lookup() {
+  static std::map<std::string, WorkloadInfo> cache;
+  return [](const std::string& name) -> const WorkloadInfo* {
+    auto it = cache.find(name);
+    if (it != cache.end()) return &it->second;
+    const racelab::Workload* w = racelab::find_workload(name);
+    if (!w) return nullptr;
+    return &cache.emplace(name, WorkloadInfo{w->default_knobs, w->mitigations, w->needs_free_running}).first->second;
+  };
+}
+
+// CLI11 parse with racelab's exit codes: --help is 0, a bad flag is kExitUsage.
+template <class F>
+int parse_and_run(CLI::App& app, int argc, char** argv, F body) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return e.get_exit_code() == 0 ? racelab::kExitOk : racelab::kExitUsage;
+  }
+  return body();
+}
+
+std::vector<Scenario> load_or_report(const std::vector<std::string>& paths, int* rc) {
+  std::vector<Problem> problems;
+  auto scenarios = load_scenarios(paths, registry_lookup(), &problems);
+  for (const auto& p : problems) std::fprintf(stderr, "%s\n", p.to_string().c_str());
+  if (!problems.empty()) {
+    std::fprintf(stderr, "%zu problem(s); fix the scenario files above (schema: scenarios/SCHEMA.md)\n",
+                 problems.size());
+    *rc = racelab::kExitBadInput;
+  } else if (scenarios.empty()) {
+    std::fprintf(stderr, "no scenario files given\n");
+    *rc = racelab::kExitBadInput;
+  }
+  return scenarios;
+}
+
+std::string default_catalogue() {
+  if (fs::is_directory("scenarios")) return "scenarios";
+  return std::string(RACELAB_SOURCE_DIR) + "/scenarios";
+}
+
+struct RunFlags {
+  std::vector<std::string> paths;
+  std::string out;
+  std::string junit;
+  std::string shard_text;
+  double budget_scale = 1.0;
+  int jobs = 0;
+  bool no_progress = false;
+  bool no_minimize = false;
+};
+
+void add_run_flags(CLI::App& app, RunFlags& f, const std::string& default_out) {
+  f.out = default_out;
+  app.add_option("--out", f.out, "Report directory (results.jsonl, report.{json,md,html}, schedules/, traces/)")
+      ->capture_default_str();
+  app.add_option("--budget-scale", f.budget_scale, "Multiply every trial and time budget (0.1 = CI-sized)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--shard", f.shard_text, "Run only shard i of n (1-based, e.g. 2/4); combine with `racelab merge`");
+  app.add_option("--jobs,-j", f.jobs, "Run as this many parallel shards on this machine (default: one per core)");
+  app.add_option("--junit", f.junit, "Also write JUnit XML here (one test case per expectation)");
+  app.add_flag("--no-progress", f.no_progress, "No live progress line, even on a terminal");
+  app.add_flag("--no-minimize", f.no_minimize,
+               "compare: draw failing schedules as found, without minimising them (ci never minimises)");
+}
+
+// Runs `racelab <cmd> ... --shard k/n` for k = 1..n as child processes, each in
+// its own folder, and merges their results. A Ctrl-C reaches the children too
+// (same process group); each leaves a valid partial results file.
+std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags& f, int n, size_t total_cells) {
+  std::vector<pid_t> kids;
+  std::vector<std::string> results;
+  for (int k = 1; k <= n; ++k) {
+    const std::string dir = (fs::path(f.out) / "shards" / std::to_string(k)).string();
+    std::vector<std::string> args = {"/proc/self/exe", cmd};
+    args.insert(args.end(), f.paths.begin(), f.paths.end());
+    for (const std::string& a : {std::string("--out"), dir, std::string("--budget-scale"),
+                                 fmt::format("{}", f.budget_scale), std::string("--shard"),
+                                 fmt::format("{}/{}", k, n), std::string("--jobs"), std::string("1"),
+                                 std::string("--no-progress"), std::string("--no-minimize")})
+      args.push_back(a);
+    results.push_back((fs::path(dir) / results_file_name({k - 1, n})).string());
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      // The shard's own summary goes to its folder; the parent prints the merged one.
+      fs::create_directories(dir);
+      const std::string log = (fs::path(dir) / "log.txt").string();
+      if (std::FILE* lf = std::fopen(log.c_str(), "w")) {
+        ::dup2(fileno(lf), 1);
+        ::dup2(fileno(lf), 2);
+      }
+      std::vector<char*> av;
+      for (auto& a : args) av.push_back(a.data());
+      av.push_back(nullptr);
+      ::execv(av[0], av.data());
+      std::perror("racelab: exec");
+      ::_exit(127);
+    }
+    if (pid < 0) throw std::runtime_error("fork failed");
+    kids.push_back(pid);
+  }
+  std::fprintf(stderr, "racelab %s: running %d shards in parallel (results in %s/shards/)\n", cmd.c_str(), n,
+               f.out.c_str());
+  // Live progress from the shards' results files: count finished cells and
+  // trials in the lines appended since the last look.
+  const bool tty = !f.no_progress && ::isatty(2);
+  std::vector<std::streamoff> offsets(results.size(), 0);
+  int64_t cells = 0, trials = 0, failing = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  size_t running = kids.size();
+  bool forwarded = false;
+  while (running > 0) {
+    // A Ctrl-C on a terminal reaches the whole process group; a `kill -INT`
+    // of this process alone is passed on, so every shard stops and reports.
+    if (interrupt_requested() && !forwarded) {
+      for (pid_t pid : kids)
+        if (pid > 0) ::kill(pid, SIGINT);
+      forwarded = true;
+    }
+    for (auto& pid : kids) {
+      if (pid <= 0) continue;
+      int status = 0;
+      const pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid || (r < 0 && errno != EINTR)) pid = 0, --running;
+    }
+    if (tty) {
+      for (size_t i = 0; i < results.size(); ++i) {
+        std::ifstream in(results[i]);
+        if (!in) continue;
+        in.seekg(offsets[i]);
+        std::string line;
+        while (std::getline(in, line) && !in.eof()) {
+          offsets[i] = in.tellg();
+          // Keys are written sorted: a trial line starts {"cell_seed":..,"trial":..}.
+          if (line.rfind("{\"cell_seed\"", 0) == 0) {
+            ++trials;
+            failing += line.find("\"outcome\":\"holds\"") == std::string::npos;
+          } else if (line.rfind("{\"cell\":", 0) == 0) {
+            ++cells;
+          }
+        }
+      }
+      std::fprintf(stderr, "\r\33[K[%lld/%zu cells] %lld trials, %lld failing | %.0f s", static_cast<long long>(cells),
+                   total_cells, static_cast<long long>(trials), static_cast<long long>(failing),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      std::fflush(stderr);
+    }
+    if (running > 0) ::usleep(200000);
+  }
+  if (tty) std::fprintf(stderr, "\r\33[K");
+  return results;
+}
+
+// ci: the exit code reflects the expectations. A shard's own run (`ci --shard`)
+// fails only on definite failures; `strict` (merge --ci) also on undecided ones.
+int finish(const json& report, const ReportFiles& files, const std::string& results, bool ci, bool interrupted,
+           bool strict = false) {
+  const auto& e = report["expectations"];
+  // The verdict table is the headline; print it for the terminal and CI logs.
+  const std::string md = render_markdown(report);
+  const auto start = md.find("## Verdicts");
+  const auto end = md.find("\n## ", start + 1);
+  if (start != std::string::npos) std::printf("%s\n", md.substr(start, end - start).c_str());
+  std::printf("expectations: %lld passed, %lld failed, %lld incomplete (of %lld)\n",
+              static_cast<long long>(e["passed"].get<int64_t>()), static_cast<long long>(e["failed"].get<int64_t>()),
+              static_cast<long long>(e["incomplete"].get<int64_t>()),
+              static_cast<long long>(e["total"].get<int64_t>()));
+  for (const auto& s : report["scenarios"])
+    for (const auto& m : s["mitigations"])
+      if (m["check"]["status"] != "pass")
+        for (const auto& cl : m["check"]["clauses"])
+          if (cl["status"] != "pass")
+            std::printf("  %s %s/%s: %s -- %s\n", cl["status"] == "fail" ? "FAIL" : "INCOMPLETE",
+                        s["name"].get<std::string>().c_str(), m["name"].get<std::string>().c_str(),
+                        cl["clause"].get<std::string>().c_str(), cl["measured"].get<std::string>().c_str());
+  std::printf("report: %s\n        %s\n        %s\n", files.html.c_str(), files.markdown.c_str(), files.json.c_str());
+  if (!files.junit.empty()) std::printf("junit:  %s\n", files.junit.c_str());
+  if (!results.empty()) std::printf("results: %s\n", results.c_str());
+  std::printf("wall time: %.1f s, %lld trials\n", report["campaign"]["wall_s"].get<double>(),
+              static_cast<long long>(report["campaign"]["trials"].get<int64_t>()));
+  if (interrupted) {
+    std::printf("interrupted: the report above covers the trials that finished\n");
+    return 130;
+  }
+  if (!ci) return racelab::kExitOk;
+  // One shard of a campaign cannot decide expectations whose cells ran
+  // elsewhere: it fails only on a definite failure; `racelab merge --ci` decides the rest.
+  bool one_shard = false;
+  for (const auto& sh : report["campaign"]["shards"]) one_shard |= sh.size() == 2 && sh[1].get<int>() > 1;
+  if (!strict && one_shard && report["campaign"]["shards"].size() == 1)
+    return e["failed"].get<int64_t>() == 0 ? racelab::kExitOk : racelab::kExitExpectationFailed;
+  return all_expectations_pass(report) ? racelab::kExitOk : racelab::kExitExpectationFailed;
+  return racelab::kExitOk;
+}
+
+json rebuild(const std::vector<std::string>& results_files, std::vector<std::string>* errors) {
+  ResultsData data;
+  for (const auto& f : results_files) {
+    try {
+      read_results(f, &data);
+    } catch (const std::exception& e) {
+      errors->push_back(e.what());
+    }
+  }
+  if (data.headers.empty()) return nullptr;
+  return build_report(data);
+}
+
+int run_campaign(const std::string& cmd, int argc, char** argv) {
+  const bool ci = cmd == "ci";
+  CLI::App app{ci ? "Run scenario expectations as a regression check; exit 0 only if every expectation holds"
+                  : "Run the catalogue and write the mitigation comparison (JSON, Markdown, HTML)"};
+  RunFlags f;
+  app.add_option("scenarios", f.paths, ci ? "Scenario files or directories" : "Scenario files or directories "
+                                                                              "(default: the catalogue)");
+  add_run_flags(app, f, ci ? "racelab-ci" : "racelab-report");
+  return parse_and_run(app, argc, argv, [&]() -> int {
+    if (f.paths.empty()) {
+      if (ci) {
+        std::fprintf(stderr, "racelab ci: give scenario files or a directory (e.g. scenarios/)\n");
+        return racelab::kExitUsage;
+      }
+      f.paths.push_back(default_catalogue());
+    }
+    Shard shard;
+    if (!f.shard_text.empty() && !parse_shard(f.shard_text, &shard)) {
+      std::fprintf(stderr, "racelab %s: --shard: found \"%s\", expected i/n with 1 <= i <= n (e.g. 2/4)\n",
+                   cmd.c_str(), f.shard_text.c_str());
+      return racelab::kExitUsage;
+    }
+    int rc = racelab::kExitOk;
+    auto scenarios = load_or_report(f.paths, &rc);
+    if (rc != racelab::kExitOk) return rc;
+    install_interrupt_handlers();
+
+    int jobs = f.jobs > 0 ? f.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (!f.shard_text.empty()) jobs = 1;
+    jobs = std::min<int>(jobs, static_cast<int>(plan_cells(scenarios, {}).size()));
+    if (jobs > 1) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto results = run_local_shards(cmd, f, jobs, plan_cells(scenarios, {}).size());
+      std::vector<std::string> errors;
+      json report = rebuild(results, &errors);
+      for (const auto& e : errors) std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), e.c_str());
+      if (report.is_null()) return racelab::kExitInternal;
+      if (!ci && !f.no_minimize && !interrupt_requested() && minimize_timelines(report))
+        report = rebuild(results, &errors);
+      report["campaign"]["wall_s"] =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const auto files = write_reports(report, f.out, f.junit);
+      return finish(report, files, fmt::format("{}/shards/*/results*.jsonl", f.out), ci,
+                    report["campaign"]["interrupted"].get<bool>());
+    }
+
+    CampaignOptions o;
+    o.out_dir = f.out;
+    o.mode = ci ? "ci" : "compare";
+    o.budget_scale = f.budget_scale;
+    o.shard = shard;
+    o.junit_path = f.junit;
+    o.progress = !f.no_progress && ::isatty(2);
+    auto out = run_campaign(scenarios, o, &racelab::run_cell);
+    if (!ci && !f.no_minimize && !out.interrupted && minimize_timelines(out.report)) {
+      std::vector<std::string> errors;
+      const double wall = out.report["campaign"]["wall_s"];
+      out.report = rebuild({out.results_path}, &errors);
+      out.report["campaign"]["wall_s"] = wall;
+      out.files = write_reports(out.report, f.out, f.junit);
+    }
+    return finish(out.report, out.files, out.results_path, ci, out.interrupted);
+  });
+}
+
+}  // namespace
+
+namespace racelab::cli {
+
+int validate_command(int argc, char** argv) {
+  CLI::App app{"Check scenario files: every problem with its file, JSON path, what was found and expected"};
+  std::vector<std::string> paths;
+  app.add_option("files", paths, "Scenario files or directories of *.json")->required();
+  return parse_and_run(app, argc, argv, [&] {
+    int rc = racelab::kExitOk;
+    auto scenarios = load_or_report(paths, &rc);
+    if (rc != racelab::kExitOk) return rc;
+    for (const auto& s : scenarios) {
+      size_t cells = plan_cells({s}, {}).size();
+      std::printf("ok  %-28s %s (%zu mitigations, %zu cells)\n", s.name.c_str(), s.file.c_str(), s.mitigations.size(),
+                  cells);
+    }
+    return rc;
+  });
+}
+
+int compare_command(int argc, char** argv) { return run_campaign("compare", argc, argv); }
+int ci_command(int argc, char** argv) { return run_campaign("ci", argc, argv); }
+
+int merge_command(int argc, char** argv) {
+  CLI::App app{"Merge results files of a sharded campaign into one report"};
+  std::vector<std::string> results;
+  std::string out = "racelab-report", junit;
+  bool ci = false;
+  app.add_option("results", results, "results*.jsonl files written by `compare/ci --shard i/n`")->required();
+  app.add_option("--out", out, "Report directory")->capture_default_str();
+  app.add_option("--junit", junit, "Also write JUnit XML here");
+  app.add_flag("--ci", ci, "Exit 1 unless every expectation holds (as `racelab ci` does)");
+  return parse_and_run(app, argc, argv, [&]() -> int {
+    std::vector<std::string> errors;
+    json report;
+    try {
+      report = rebuild(results, &errors);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "racelab merge: %s\n", e.what());
+      return racelab::kExitBadInput;
+    }
+    for (const auto& e : errors) std::fprintf(stderr, "racelab merge: %s\n", e.c_str());
+    if (!errors.empty() || report.is_null()) return racelab::kExitBadInput;
+    const auto& c = report["campaign"];
+    if (!c["complete"].get<bool>())
+      std::fprintf(stderr, "racelab merge: %lld of %lld cells present -- a shard is missing or was interrupted\n",
+                   static_cast<long long>(c["cells_done"].get<int64_t>()),
+                   static_cast<long long>(c["cells_planned"].get<int64_t>()));
+    const auto files = write_reports(report, out, junit);
+    return finish(report, files, "", ci, false, /*strict=*/true);
+  });
+}
+
+int chrome_trace_command(int argc, char** argv) {
+  CLI::App app{"Write a schedule file as Chrome trace-event JSON (open in ui.perfetto.dev or chrome://tracing)"};
+  std::string schedule, out;
+  app.add_option("schedule", schedule, "A racelab schedule file")->required()->check(CLI::ExistingFile);
+  app.add_option("--out,-o", out, "Output file (default: SCHEDULE with .trace.json)");
+  return parse_and_run(app, argc, argv, [&]() -> int {
+    std::ifstream in(schedule);
+    json doc = json::parse(in, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || doc.value("format", "") != "racelab-schedule") {
+      std::fprintf(stderr, "racelab chrome-trace: %s: $.format: expected \"racelab-schedule\"\n", schedule.c_str());
+      return racelab::kExitBadInput;
+    }
+    if (out.empty()) out = fs::path(schedule).replace_extension(".trace.json").string();
+    write_file_atomically(out, chrome_trace(doc).dump(1));
+    std::printf("%s\n", out.c_str());
+    return racelab::kExitOk;
+  });
+}
+
+}  // namespace racelab::cli

@@ -1,0 +1,82 @@
+// racelab -- dispatches `racelab <command> ...` to the command's function.
+//
+// kCommands below is the one list of commands: each row names a command, the
+// line `racelab --help` prints for it, and the function that runs it. cli/ is
+// the only folder that sees every layer (docs/ARCHITECTURE.md), so this table
+// is where the harness, the compile layer, the trainer and the reports meet.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "cli/commands.h"
+#include "racelab/exit_code.h"
+
+namespace {
+
+struct Command {
+  const char* name;     // "__x": internal, not listed by --help
+  const char* summary;
+  int (*run)(int argc, char** argv);  // argv[0] is "racelab <name>"; returns an ExitCode
+};
+
+namespace cli = racelab::cli;
+constexpr Command kCommands[] = {
+    {"run", "Run trials of a workload under a strategy; classify each", &cli::run_command},
+    {"reproduce", "Find a failing schedule, save and minimise it", &cli::reproduce_command},
+    {"replay", "Replay a schedule file or racelab1: string", &cli::replay_command},
+    {"minimize", "Shrink a failing schedule to its fewest preemptions", &cli::minimize_command},
+    {"list", "List workloads, their knobs and mitigations", &cli::list_command},
+    {"validate", "Check scenario files (schema, workloads, knobs, budgets)", &cli::validate_command},
+    {"compare", "Run the scenario catalogue and write the mitigation comparison", &cli::compare_command},
+    {"ci", "Run scenario expectations as regression checks (JUnit; exit 0 = all hold)", &cli::ci_command},
+    {"merge", "Merge sharded campaign results into one report", &cli::merge_command},
+    {"chrome-trace", "Export a schedule as Chrome trace JSON for Perfetto", &cli::chrome_trace_command},
+    {"train", "Train drafters for a target LM and evaluate speculative decoding", &cli::train_command},
+    {"train-target", "Train (or evaluate) the target language model", &cli::train_target_command},
+    {"bench", "Benchmarks: scheduling cost, time to reproduce, mitigation cost, scaling", &cli::bench_command},
+    {"version", "Print the version and build options", &cli::version_command},
+    {"__worker", "(internal) the supervised trial worker", &cli::worker_command},
+};
+
+bool internal(const Command& c) { return std::strncmp(c.name, "__", 2) == 0; }
+
+void print_usage(std::FILE* out) {
+  std::fprintf(out, "racelab %s -- reproduce, diagnose and compare mitigations for compile races\n\n",
+               RACELAB_VERSION);
+  std::fprintf(out, "usage: racelab <command> [options]   (racelab <command> --help for details)\n\ncommands:\n");
+  for (const Command& c : kCommands)
+    if (!internal(c)) std::fprintf(out, "  %-14s %s\n", c.name, c.summary);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    print_usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? racelab::kExitUsage : racelab::kExitOk;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("racelab %s\n", RACELAB_VERSION);
+    return racelab::kExitOk;
+  }
+  // Every command, internal ones included, one per line: what tests iterate.
+  if (!std::strcmp(argv[1], "--list-commands")) {
+    for (const Command& c : kCommands) std::printf("%s\n", c.name);
+    return racelab::kExitOk;
+  }
+  for (const Command& c : kCommands) {
+    if (std::strcmp(c.name, argv[1]) != 0) continue;
+    std::string self = std::string("racelab ") + argv[1];
+    argv[1] = self.data();
+    try {
+      return c.run(argc - 1, argv + 1);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "racelab %s: internal error: %s\n", c.name, e.what());
+      return racelab::kExitInternal;
+    }
+  }
+  std::fprintf(stderr, "racelab: unknown command '%s'\n\n", argv[1]);
+  print_usage(stderr);
+  return racelab::kExitUsage;
+}

@@ -1,0 +1,275 @@
+// `racelab train` and `racelab train-target`: the drafter trainer's command line.
+//
+// Flags map 1:1 onto trainer::TrainOptions (trainer/train/run.h). Bad flags exit
+// with kExitUsage, unusable files (data, checkpoints, targets) with kExitBadInput.
+#include <ATen/Parallel.h>
+#include <ATen/core/grad_mode.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "racelab/exit_code.h"
+#include "compile/attention_kernel.h"
+#include "trainer/model/target_file.h"
+#include "trainer/train/run.h"
+#include "trainer/util/errors.h"
+#include "trainer/util/threads.h"
+
+namespace {
+
+using trainer::BadInput;
+
+void add_corpus_flags(CLI::App& app, trainer::CorpusOptions& c) {
+  app.add_option("--data", c.data_file, "Plain-text training file (byte-level tokens); default: the synthetic language")
+      ->check(CLI::ExistingFile);
+  app.add_option("--corpus-seed", c.synthetic.seed, "Seed of the synthetic language")->capture_default_str();
+  app.add_option("--corpus-tokens", c.synthetic.tokens, "Tokens in the synthetic corpus")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{4096}, int64_t{100000000}));
+}
+
+void add_target_flags(CLI::App& app, trainer::TargetConfig& t, trainer::TargetTrainConfig& tt) {
+  app.add_option("--d-model", t.d_model, "Target width")->capture_default_str()->check(CLI::Range(8, 4096));
+  app.add_option("--layers", t.layers, "Target layers")->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--heads", t.heads, "Target attention heads")->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--max-len", t.max_len, "Target context length")->capture_default_str()->check(CLI::Range(8, 4096));
+  app.add_option("--target-steps", tt.steps, "Target training steps")->capture_default_str()->check(CLI::Range(1, 10000000));
+  app.add_option("--target-batch", tt.batch, "Target batch size")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--target-seq-len", tt.seq_len, "Target training sequence length")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 4096));
+  app.add_option("--target-lr", tt.adamw.lr, "Target peak learning rate")->capture_default_str()->check(CLI::PositiveNumber);
+}
+
+std::string check_mitigation(const std::string& m) {
+  const auto& names = trainer::compile::mitigation_names();
+  if (std::find(names.begin(), names.end(), m) != names.end()) return {};
+  return fmt::format("unknown mitigation '{}' (expected one of: {})", m, fmt::join(names, ", "));
+}
+
+// CLI11_PARSE, but every parse error exits with kExitUsage (help: kExitOk).
+#define RACELAB_PARSE(app, argc, argv)                                   \
+  try {                                                                 \
+    (app).parse((argc), (argv));                                        \
+  } catch (const CLI::ParseError& e) {                                  \
+    int code = (app).exit(e);                                           \
+    return code == 0 ? racelab::kExitOk : racelab::kExitUsage;          \
+  }
+
+int run_guarded(const std::function<int()>& body, const char* cmd) {
+  try {
+    return body();
+  } catch (const BadInput& e) {
+    std::fprintf(stderr, "racelab %s: %s\n", cmd, e.what());
+    return racelab::kExitBadInput;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "racelab %s: invalid configuration: %s\n", cmd, e.what());
+    return racelab::kExitUsage;
+  } catch (const std::exception& e) {
+    if (!trainer::stop_flag().load()) throw;
+    std::fprintf(stderr, "racelab %s: interrupted: %s\n", cmd, e.what());
+    return 130;
+  }
+}
+
+}  // namespace
+
+namespace racelab::cli {
+
+int train_command(int argc, char** argv) {
+  trainer::TrainOptions o;
+  // The defaults of `racelab train`: about 2-3 minutes end to end on 2 CPU cores.
+  o.target.d_model = 64;
+  o.target.layers = 2;
+  o.target.heads = 4;
+  o.target.max_len = 128;
+  o.target_train.steps = 300;
+  o.run.steps = 200;
+  o.eval.new_tokens = 48;
+  // The default is the fix upstream shipped (a thread-local capture flag):
+  // `--mitigation none` reproduces the upstream failure instead.
+  o.mitigation = "isolate_thread";
+  bool no_eval = false, quiet = false;
+  std::string seq_lens = "64", block_sizes = "4";
+
+  CLI::App app{"Train DFlash-style block drafters for a target LM: N worker threads (one drafter each), "
+               "then speculative-decoding evaluation (tau, losslessness).",
+               argv[0]};
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--out", o.out_dir, "Run directory (target.ckpt, drafters.ckpt, metrics.jsonl, summary.json)")
+      ->capture_default_str();
+  add_corpus_flags(app, o.corpus);
+  app.add_option("--target", o.target_file, "Use this target (racelab checkpoint or TorchScript file) instead of training one")
+      ->check(CLI::ExistingFile);
+  add_target_flags(app, o.target, o.target_train);
+  app.add_option("--seed", o.run.seed, "Seed of the drafters' data streams and initialisation")->capture_default_str();
+  app.add_option("--workers", o.workers, "Drafter worker threads (one drafter each)")->capture_default_str()->check(CLI::Range(1, 256));
+  app.add_option("--steps", o.run.steps, "Training steps per drafter")->capture_default_str()->check(CLI::Range(1, 10000000));
+  app.add_option("--batch", o.run.batch, "Sequences per drafter batch")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--seq-lens", seq_lens, "Comma-separated sequence lengths, cycled per step")->capture_default_str();
+  app.add_option("--block-sizes", block_sizes, "Comma-separated block sizes (anchor + mask tokens), cycled per step")
+      ->capture_default_str();
+  app.add_option("--anchors", o.run.anchors, "Blocks per training sequence")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--gamma", o.drafter.gamma, "Loss decay over block positions: weight exp(-(k-1)/gamma)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--drafter-layers", o.drafter.layers, "Drafter layers")->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--drafter-heads", o.drafter.heads, "Drafter attention heads")->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--lr", o.run.adamw.lr, "Drafter peak learning rate (AdamW)")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--queue-depth", o.run.queue_depth, "Batches the producer may queue per worker")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--mitigation", o.mitigation, "Compile-race mitigation around attention")
+      ->capture_default_str()
+      ->check(CLI::Validator(check_mitigation, "MITIGATION"));
+  app.add_flag("--freeze", o.freeze, "With --mitigation precompile: a shape not warmed up raises");
+  app.add_flag("--resume", o.resume, "Continue from the checkpoints in --out");
+  app.add_option("--stop-after", o.run.stop_after, "Stop each drafter after this many steps in this session (then --resume)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--no-eval", no_eval, "Skip the speculative-decoding evaluation");
+  app.add_option("--eval-prompts", o.eval.prompts, "Held-out prompts for evaluation")->capture_default_str()->check(CLI::Range(1, 100000));
+  app.add_option("--eval-tokens", o.eval.new_tokens, "Tokens generated per prompt")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--eval-block-size", o.eval.block_size, "Block size at evaluation (default: the first of --block-sizes)");
+  app.add_flag("--quiet", quiet, "No progress output");
+  app.add_option("--worker-rank", o.worker_rank, "(internal) isolate_process child: train only this drafter")
+      ->group("");
+  RACELAB_PARSE(app, argc, argv);
+
+  auto parse_list = [&](const std::string& text, const char* flag) {
+    std::vector<int64_t> out;
+    size_t pos = 0;
+    while (pos <= text.size()) {
+      auto comma = text.find(',', pos);
+      auto item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      try {
+        size_t used = 0;
+        auto v = std::stoll(item, &used);
+        if (used != item.size() || v < 1) throw std::invalid_argument(item);
+        out.push_back(v);
+      } catch (const std::exception&) {
+        throw CLI::ValidationError(flag, fmt::format("'{}' is not a comma-separated list of positive integers", text));
+      }
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+    return out;
+  };
+  try {
+    o.run.seq_lens = parse_list(seq_lens, "--seq-lens");
+    o.run.block_sizes = parse_list(block_sizes, "--block-sizes");
+    for (auto b : o.run.block_sizes)
+      if (b < 2) throw CLI::ValidationError("--block-sizes", fmt::format("block size {} < 2", b));
+    if (app.count("--eval-block-size") == 0) o.eval.block_size = o.run.block_sizes.front();
+    if (o.eval.block_size < 2 || o.eval.block_size > o.drafter.max_block)
+      throw CLI::ValidationError("--eval-block-size", fmt::format("must be in [2, {}]", o.drafter.max_block));
+    o.eval.prompt_len = std::min<int64_t>(o.eval.prompt_len, o.target.max_len / 4);
+    if (o.target_file.empty() && o.eval.prompt_len + o.eval.new_tokens + o.eval.block_size > o.target.max_len)
+      throw CLI::ValidationError("--eval-tokens", fmt::format("prompt {} + {} tokens + block {} exceed --max-len {}",
+                                                               o.eval.prompt_len, o.eval.new_tokens,
+                                                               o.eval.block_size, o.target.max_len));
+    if (o.target_file.empty() && o.target_train.seq_len >= o.target.max_len)
+      throw CLI::ValidationError("--target-seq-len", fmt::format("must be < --max-len {}", o.target.max_len));
+    if (o.freeze && o.mitigation != "precompile")
+      throw CLI::ValidationError("--freeze", "only applies to --mitigation precompile");
+  } catch (const CLI::Error& e) {
+    app.exit(e);
+    return racelab::kExitUsage;
+  }
+  o.evaluate = !no_eval;
+  o.progress = !quiet;
+  o.eval.seed = o.run.seed;
+  o.target_train.seed = o.run.seed;
+  for (int i = 1; i < argc; ++i) o.reexec_args.emplace_back(argv[i]);
+  o.reexec_args.insert(o.reexec_args.begin(), "train");
+
+  return run_guarded(
+      [&] {
+        trainer::install_sigint_handler();
+        auto r = trainer::run_training(o);
+        if (!quiet) {
+          std::printf("summary: %s/summary.json  drafter steps/s %.2f  wall %.1fs\n", o.out_dir.c_str(),
+                      r.json["drafters"].value("steps_per_s", 0.0), r.json.value("wall_seconds", 0.0));
+          if (r.json.contains("eval"))
+            std::printf("mean tau %.3f at block size %lld, lossless: %s\n", r.json["eval"]["mean_tau"].get<double>(),
+                        static_cast<long long>(o.eval.block_size), r.json["eval"]["lossless"].get<bool>() ? "yes" : "NO");
+        }
+        for (auto& e : r.errors) std::fprintf(stderr, "error: %s\n", e.c_str());
+        if (!r.errors.empty()) return static_cast<int>(racelab::kExitExpectationFailed);
+        if (r.interrupted) {
+          std::fprintf(stderr, "interrupted: checkpoint saved in %s; continue with the same command plus --resume\n",
+                       o.out_dir.c_str());
+          return 130;
+        }
+        return static_cast<int>(racelab::kExitOk);
+      },
+      "train");
+}
+
+int train_target_command(int argc, char** argv) {
+  trainer::CorpusOptions corpus;
+  trainer::TargetConfig t;
+  trainer::TargetTrainConfig tt;
+  tt.steps = 300;
+  std::string out = "racelab-target.ckpt", load, export_ts;
+  uint64_t seed = 1;
+  bool quiet = false;
+  CLI::App app{"Train the target language model on the corpus and report its held-out loss "
+               "(or, with --load, evaluate an existing target).",
+               argv[0]};
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--out", out, "Where to save the target checkpoint")->capture_default_str();
+  add_corpus_flags(app, corpus);
+  add_target_flags(app, t, tt);
+  app.add_option("--seed", seed, "Seed of initialisation and batches")->capture_default_str();
+  app.add_option("--load", load, "Evaluate this target (racelab checkpoint or TorchScript) instead of training")
+      ->check(CLI::ExistingFile);
+  app.add_option("--export-torchscript", export_ts, "Also write the trained target as a TorchScript file");
+  app.add_flag("--quiet", quiet, "No progress output");
+  RACELAB_PARSE(app, argc, argv);
+  tt.seed = seed;
+  return run_guarded(
+      [&] {
+        trainer::use_single_intra_op_thread();
+        trainer::install_sigint_handler();
+        auto c = trainer::load_corpus(corpus);
+        if (!load.empty()) {
+          auto target = trainer::load_target(load);
+          if (target->config().vocab_size != c.vocab_size)
+            throw BadInput(fmt::format("target '{}': vocabulary {} does not match the corpus ({})", load,
+                                       target->config().vocab_size, c.vocab_size));
+          double h = trainer::heldout_loss(*target, c, std::min(tt.seq_len, target->config().max_len - 1), tt.batch,
+                                           tt.eval_batches, seed);
+          std::printf("target %s (%s): held-out loss %.4f\n", load.c_str(), target->kind().c_str(), h);
+          return static_cast<int>(racelab::kExitOk);
+        }
+        t.vocab_size = c.vocab_size;
+        if (tt.seq_len >= t.max_len)
+          throw std::invalid_argument(fmt::format("--target-seq-len {} must be < --max-len {}", tt.seq_len, t.max_len));
+        trainer::NativeTarget target(t, seed);
+        auto r = trainer::train_target(target, c, tt, nullptr, !quiet, &trainer::stop_flag());
+        if (r.interrupted) {
+          std::fprintf(stderr, "interrupted after %lld steps; nothing saved\n", static_cast<long long>(r.steps));
+          return 130;
+        }
+        trainer::save_target(target, out,
+                             {{"corpus", c.source},
+                              {"corpus_fingerprint", fmt::format("{:016x}", c.fingerprint())},
+                              {"steps", r.steps},
+                              {"train_loss", r.train_loss},
+                              {"heldout_loss", r.heldout_loss}});
+        if (!export_ts.empty()) trainer::export_torchscript(target, export_ts);
+        std::printf("target: %lld steps in %.1fs, train loss %.4f, held-out loss %.4f -> %s\n",
+                    static_cast<long long>(r.steps), r.seconds, r.train_loss, r.heldout_loss, out.c_str());
+        return static_cast<int>(racelab::kExitOk);
+      },
+      "train-target");
+}
+
+}  // namespace racelab::cli

@@ -1,0 +1,59 @@
+// compile/point_names.h -- every interleaving point of the system under
+// test, in one place. The strings are stable: they appear in saved schedules,
+// timelines and reports, so renaming one invalidates old schedule files.
+//
+// Convention: a point is placed immediately BEFORE the step it names, so "a
+// thread paused at capture.restore_flag" means it has set the flag and traced,
+// and has not yet restored it.
+#ifndef RACELAB_COMPILE_POINT_NAMES_H_
+#define RACELAB_COMPILE_POINT_NAMES_H_
+
+namespace trainer::points {
+
+// A compiled call (CompiledFunction::operator()) and the mitigation around it.
+inline constexpr const char* kCompiledEnter = "compiled.enter";      // before the mitigation
+inline constexpr const char* kEntryCheck = "entry.check";            // before reading the capture flag
+inline constexpr const char* kCacheLookup = "cache.lookup";          // before the guarded cache lookup
+inline constexpr const char* kCacheInsert = "cache.insert";          // before publishing a compiled entry
+inline constexpr const char* kCompileStart = "compile.start";        // lock held, before the capture scope
+inline constexpr const char* kCompilePasses = "compile.passes";      // captured, before graph passes
+inline constexpr const char* kCompiledRun = "compiled.run";          // before the graph executor runs
+inline constexpr const char* kCompiledExit = "compiled.exit";        // after the call, mitigation released
+
+// The capture scope (the FX tracer's save / set true / trace / restore).
+inline constexpr const char* kCaptureSaveFlag = "capture.save_flag";
+inline constexpr const char* kCaptureSetFlag = "capture.set_flag";
+inline constexpr const char* kCaptureTrace = "capture.trace";
+inline constexpr const char* kCaptureRestoreFlag = "capture.restore_flag";
+
+// The eager path's compilation environment (save / set FALSE / lock / compile / restore).
+inline constexpr const char* kEagerSaveFlag = "eager.save_flag";
+inline constexpr const char* kEagerClearFlag = "eager.clear_flag";
+inline constexpr const char* kEagerRestoreFlag = "eager.restore_flag";
+
+// Lock acquisitions (racelab primitives make each acquisition a point).
+inline constexpr const char* kCompileLock = "compile.lock";
+inline constexpr const char* kCacheLock = "cache.lock";
+inline constexpr const char* kMitigationLock = "mitigation.lock";
+inline constexpr const char* kMitigationRwLock = "mitigation.rw_lock";
+
+// The process-global module-call patch.
+inline constexpr const char* kPatchInstall = "module_patch.install";
+inline constexpr const char* kPatchRevert = "module_patch.revert";
+inline constexpr const char* kModuleCall = "module.call";
+
+// Real LibTorch settings flipped with save/restore around a compile.
+inline constexpr const char* kJitSave = "jit_setting.save";
+inline constexpr const char* kJitSet = "jit_setting.set";
+inline constexpr const char* kJitCompile = "jit_setting.compile";
+inline constexpr const char* kJitRestore = "jit_setting.restore";
+
+// The shared TensorExpr-fused scripted function.
+inline constexpr const char* kTeCall = "te_fuser.call";
+
+// Micro workload bodies.
+inline constexpr const char* kWorkerIteration = "worker.iteration";
+
+}  // namespace trainer::points
+
+#endif  // RACELAB_COMPILE_POINT_NAMES_H_

@@ -1,0 +1,66 @@
+// reports/campaign/campaign.h -- run a matrix of cells, keep every result, report as you go.
+//
+//   auto out = run_campaign(scenarios, options, racelab::run_cell);
+//
+// The campaign plans the cells (matrix.h), keeps its shard's share, runs them
+// one after another through `runner` (the engine's run_cell, or a test double)
+// and
+//  - appends each trial to results.jsonl and flushes it (results_log.h);
+//  - rewrites report.{json,md,html} atomically after the first cell, then at
+//    most every `report_interval_s`, and at the end;
+//  - on request_interrupt() (Ctrl-C) stops the running cell at its next trial,
+//    marks it interrupted and writes the final, partial report.
+#ifndef RACELAB_REPORTS_CAMPAIGN_H_
+#define RACELAB_REPORTS_CAMPAIGN_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/campaign/matrix.h"
+#include "reports/report.h"
+#include "reports/campaign/scenario.h"
+#include "reports/trial_record.h"
+
+namespace racelab::reports {
+
+using TrialSink = std::function<void(const TrialRecord&)>;
+using CellRunner = std::function<CellSummary(const CellSpec&, const TrialSink&)>;
+
+struct CampaignOptions {
+  std::string out_dir = "racelab-report";
+  std::string mode = "compare";  // "compare" or "ci" (ci: cells stop at their first failure)
+  double budget_scale = 1.0;
+  Shard shard;
+  std::string junit_path;        // empty: no JUnit
+  bool progress = false;         // a live progress line on stderr
+  double report_interval_s = 2;  // minimum seconds between report rewrites
+};
+
+struct CampaignOutcome {
+  nlohmann::json report;
+  ReportFiles files;
+  std::string results_path;
+  bool interrupted = false;
+  size_t cells = 0;  // cells in this shard
+};
+
+// Results file name for a shard: results.jsonl, or results-shard-2-of-4.jsonl.
+std::string results_file_name(const Shard& shard);
+
+CampaignOutcome run_campaign(const std::vector<Scenario>& scenarios, const CampaignOptions& options,
+                             const CellRunner& runner);
+
+// Async-signal-safe: asks the running campaign to stop after the current trial.
+void request_interrupt();
+bool interrupt_requested();
+void clear_interrupt();
+// SIGINT/SIGTERM -> request_interrupt(); a second SIGINT kills as usual (the
+// results file is still valid up to the last flushed trial).
+void install_interrupt_handlers();
+
+}  // namespace racelab::reports
+
+#endif  // RACELAB_REPORTS_CAMPAIGN_H_

@@ -1,0 +1,73 @@
+#include "reports/campaign/matrix.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace racelab::reports {
+
+int64_t scaled_count(int64_t n, double scale) {
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(n) * scale - 1e-9)));
+}
+
+std::vector<PlannedCell> plan_cells(const std::vector<Scenario>& scenarios, const PlanOptions& options) {
+  std::vector<PlannedCell> cells;
+  for (size_t si = 0; si < scenarios.size(); ++si) {
+    const Scenario& s = scenarios[si];
+    for (const auto& mitigation : s.mitigations) {
+      const Expectation* e = s.expectation_for(mitigation);
+      for (int threads : s.threads) {
+        for (const auto& budget : s.strategies) {
+          if (!budget.threads.empty() &&
+              std::find(budget.threads.begin(), budget.threads.end(), threads) == budget.threads.end())
+            continue;
+          for (uint64_t seed : s.seeds) {
+            PlannedCell c;
+            c.index = cells.size();
+            c.scenario = si;
+            CellSpec& spec = c.spec;
+            spec.scenario = s.name;
+            spec.workload = s.workload;
+            spec.mitigation = mitigation;
+            spec.strategy = budget.strategy;
+            spec.knobs = s.knobs;
+            spec.threads = threads;
+            spec.seed = seed;
+            spec.max_trials = scaled_count(budget.trials, options.budget_scale);
+            spec.max_seconds = budget.seconds * options.budget_scale;
+            spec.stop_at_first_failure = options.ci;
+            spec.supervised = s.supervised;
+            spec.trial_timeout_s = s.trial_timeout_s;
+            spec.schedule_dir = options.schedule_dir;
+            if (e && e->reproduces_within > 0 && e->matches(budget.strategy, threads) &&
+                spec.max_trials < e->reproduces_within) {
+              spec.max_trials = e->reproduces_within;
+              spec.stop_at_first_failure = true;
+            }
+            cells.push_back(std::move(c));
+          }
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+bool parse_shard(const std::string& text, Shard* shard) {
+  int i = 0, n = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%d/%d%c", &i, &n, &tail) != 2) return false;
+  if (n < 1 || i < 1 || i > n) return false;
+  shard->index = i - 1;
+  shard->count = n;
+  return true;
+}
+
+std::vector<PlannedCell> select_shard(const std::vector<PlannedCell>& cells, const Shard& shard) {
+  std::vector<PlannedCell> out;
+  for (const auto& c : cells)
+    if (static_cast<int>(c.index % static_cast<size_t>(shard.count)) == shard.index) out.push_back(c);
+  return out;
+}
+
+}  // namespace racelab::reports

@@ -1,0 +1,43 @@
+#include "reports/campaign/minimize_timelines.h"
+
+#include <cstdio>
+#include <exception>
+
+#include "engine/minimize.h"
+#include "engine/schedule.h"
+#include "engine/supervisor.h"
+#include "reports/report.h"
+#include "reports/campaign/scenario.h"
+
+namespace racelab::reports {
+
+bool minimize_timelines(const nlohmann::json& report, int64_t max_trials_each) {
+  bool wrote = false;
+  for (const auto& s : report["scenarios"]) {
+    const auto& tl = s["timeline"];
+    if (tl.is_null() || tl["schedule"].is_null() || tl.value("minimized", false)) continue;
+    if (!is_controlled_strategy(tl["strategy"].get<std::string>())) continue;
+    const std::string path = tl["original_schedule_file"];
+    try {
+      const Schedule input = load_schedule(path);
+      std::fprintf(stderr, "minimising the %s schedule (%lld preemptions) ... ", s["name"].get<std::string>().c_str(),
+                   static_cast<long long>(tl["schedule"].value("preemptions", 0)));
+      std::fflush(stderr);
+      const MinimizeResult r = minimize(
+          input, [](const TrialSpec& ts) { return default_supervisor().run(ts, 30.0); }, max_trials_each);
+      if (!r.ok) {
+        std::fprintf(stderr, "kept as found (%s)\n", r.error.c_str());
+        continue;
+      }
+      save_schedule(r.schedule, minimized_schedule_path(path));
+      std::fprintf(stderr, "%lld preemptions after %lld replays\n", static_cast<long long>(r.preemptions_after),
+                   static_cast<long long>(r.trials));
+      wrote = true;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cannot minimise %s: %s\n", path.c_str(), e.what());
+    }
+  }
+  return wrote;
+}
+
+}  // namespace racelab::reports

@@ -1,0 +1,114 @@
+#include "reports/campaign/results_log.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace racelab::reports {
+
+using nlohmann::json;
+
+ResultsWriter::ResultsWriter(const std::string& path, const json& header) : path_(path) {
+  file_ = std::fopen(path.c_str(), "w");
+  if (!file_) throw std::runtime_error("cannot write results file " + path + ": " + std::strerror(errno));
+  line({{"campaign", header}});
+}
+
+ResultsWriter::~ResultsWriter() {
+  if (file_) std::fclose(file_);
+}
+
+void ResultsWriter::line(const json& j) {
+  // One write per line and a flush, so a crash loses at most the line in flight.
+  const std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  if (std::fwrite(s.data(), 1, s.size(), file_) != s.size() || std::fflush(file_) != 0)
+    throw std::runtime_error("cannot append to results file " + path_ + ": " + std::strerror(errno));
+}
+
+void ResultsWriter::trial(const TrialRecord& record, uint64_t cell_seed) {
+  line({{"trial", record.to_json()}, {"cell_seed", cell_seed}});
+}
+
+json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool interrupted) {
+  json c = {{"scenario", spec.scenario},
+          {"workload", spec.workload},
+          {"mitigation", spec.mitigation},
+          {"strategy", spec.strategy},
+          {"threads", spec.threads},
+          {"seed", spec.seed},
+          {"max_trials", spec.max_trials},
+          {"max_seconds", spec.max_seconds},
+          {"stop_at_first_failure", spec.stop_at_first_failure},
+          {"trials", summary.trials},
+          {"failures", summary.failures},
+          {"by_outcome", summary.by_outcome},
+          {"first_failure_trial", summary.first_failure_trial},
+          {"first_failure_schedule", summary.first_failure_schedule},
+          {"exhausted", summary.exhausted},
+          {"pct_floor", summary.pct_floor},
+          {"wall_s", summary.wall_s},
+          {"interrupted", interrupted}};
+  line({{"cell", c}});
+  return c;
+}
+
+void ResultsWriter::end(bool interrupted, double wall_s) {
+  line({{"end", {{"interrupted", interrupted}, {"wall_s", wall_s}}}});
+  ::fsync(fileno(file_));
+}
+
+void read_results(const std::string& path, ResultsData* data) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read results file " + path);
+  std::string text;
+  size_t lineno = 0;
+  bool saw_header = false;
+  while (std::getline(in, text)) {
+    ++lineno;
+    if (text.empty()) continue;
+    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const bool trial_line = j.is_object() && j.contains("trial") && j.size() == 2 && j.contains("cell_seed");
+    if (j.is_discarded() || !j.is_object() || (j.size() != 1 && !trial_line)) {
+      // Only the last line can be torn by a kill; anything else is corruption,
+      // but a report of the rest is still more useful than none.
+      data->warnings.push_back(fmt::format("{}:{}: skipped a line that is not a results record", path, lineno));
+      continue;
+    }
+    if (!saw_header) {
+      if (!j.contains("campaign") || !j["campaign"].is_object() ||
+          j["campaign"].value("format", "") != kResultsFormat)
+        throw std::runtime_error(fmt::format("{}:{}: not a racelab results file (expected a first line "
+                                             "{{\"campaign\": {{\"format\": \"{}\", ...}}}})",
+                                             path, lineno, kResultsFormat));
+      if (j["campaign"].value("version", 0) != kResultsVersion)
+        throw std::runtime_error(fmt::format("{}:{}: results version {} (this racelab reads version {})", path,
+                                             lineno, j["campaign"].value("version", 0), kResultsVersion));
+      saw_header = true;
+      data->headers.push_back(j["campaign"]);
+      continue;
+    }
+    try {
+      if (j.contains("trial")) {
+        TrialRecord r = TrialRecord::from_json(j["trial"]);
+        data->cell_seeds.push_back(j.value("cell_seed", r.seed));
+        data->trials.push_back(std::move(r));
+      }
+      else if (j.contains("cell"))
+        data->cells.push_back(j["cell"]);
+      else if (j.contains("end"))
+        data->ends.push_back(j["end"]);
+      else
+        data->warnings.push_back(fmt::format("{}:{}: skipped an unknown record", path, lineno));
+    } catch (const std::exception& e) {
+      data->warnings.push_back(fmt::format("{}:{}: skipped a malformed record ({})", path, lineno, e.what()));
+    }
+  }
+  if (!saw_header) throw std::runtime_error(path + ": empty results file (no campaign header line)");
+}
+
+}  // namespace racelab::reports

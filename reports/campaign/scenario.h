@@ -1,0 +1,128 @@
+// reports/campaign/scenario.h -- a scenario file: what to run and what must come out.
+//
+// The schema is documented in scenarios/SCHEMA.md. In short:
+//
+//   {"format": "racelab-scenario", "version": 1, "name": "direct_leak",
+//    "race": "direct leak", "description": "...", "workload": "direct_leak",
+//    "knobs": {...}, "threads": [2, 3, 4, 8], "seeds": [1],
+//    "strategies": [{"strategy": "random", "trials": 40, "seconds": 20}, ...],
+//    "mitigations": ["none", "global_lock", ...],
+//    "expectations": {"none": {"reproduces_within": 50, "outcome": "error"},
+//                     "global_lock": {"holds_over": 500}, ...}}
+//
+// validate_scenario() reports every problem at once, each with its JSON path; a
+// Scenario is only built from a document that validated clean.
+#ifndef RACELAB_REPORTS_SCENARIO_H_
+#define RACELAB_REPORTS_SCENARIO_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace racelab::reports {
+
+inline constexpr const char* kScenarioFormat = "racelab-scenario";
+inline constexpr int kScenarioVersion = 1;
+
+// Every outcome class a trial can end in; "holds" is the only non-failure.
+const std::vector<std::string>& outcome_classes();
+bool is_failure_class(const std::string& outcome);
+
+// One strategy of the sweep with its per-cell budget. A cell stops at whichever
+// budget runs out first; `threads` (optional) overrides the scenario's sweep,
+// e.g. to keep dfs to small thread counts.
+struct StrategyBudget {
+  std::string strategy;
+  int64_t trials = 0;
+  double seconds = 0;        // 0: no time cap
+  std::vector<int> threads;  // empty: the scenario's threads
+};
+
+// What must hold for one mitigation. Every present clause must pass:
+//  - reproduces_within N: each matched cell fails by its N-th trial;
+//  - holds_over N:        zero failures over at least N trials (matched cells together);
+//  - outcome C:           at least one failure, of class C;
+//  - allowed [C..]:       failure classes tolerated besides `outcome` (with neither,
+//                         any class counts);
+//  - max_rate x:          failure rate over matched cells at most x (e.g. "rare").
+// `strategies` / `threads` restrict the matched cells; `why` is shown in reports.
+struct Expectation {
+  std::string mitigation;
+  int64_t reproduces_within = -1;
+  int64_t holds_over = -1;
+  std::string outcome;
+  std::vector<std::string> allowed;
+  double max_rate = -1;
+  std::vector<std::string> strategies;
+  std::vector<int> threads;
+  std::string why;
+  nlohmann::json source;  // the object as written, for reports
+
+  bool matches(const std::string& strategy, int threads) const;
+  std::string describe() const;  // "reproduces_within 50, outcome error"
+};
+
+// The throughput comparison: `metric` from trial metrics, in cells of
+// `strategy` (free-running, so the number means something), relative to the
+// `ideal` mitigation (the race-free root fix).
+struct CostSpec {
+  std::string metric = "steps_per_s";
+  std::string ideal = "isolate_thread";
+  std::string strategy = "os";
+};
+
+struct Scenario {
+  std::string file;
+  std::string name, race, description, workload;
+  nlohmann::json knobs = nlohmann::json::object();
+  std::vector<int> threads;
+  std::vector<uint64_t> seeds;
+  std::vector<StrategyBudget> strategies;
+  std::vector<std::string> mitigations;
+  std::vector<Expectation> expectations;  // one per mitigation, same order
+  CostSpec cost;
+  bool supervised = true;
+  double trial_timeout_s = 30;
+  nlohmann::json source;  // the whole document as written
+
+  const Expectation* expectation_for(const std::string& mitigation) const;
+};
+
+struct Problem {
+  std::string file;
+  std::string path;  // JSON path, e.g. $.strategies[1].trials
+  std::string found;
+  std::string expected;
+  std::string to_string() const;  // "file: $.path: found X, expected Y"
+};
+
+// What the validator may check against the workload registry. Null members
+// mean "unknown" (e.g. a library test without workloads linked in).
+struct WorkloadInfo {
+  nlohmann::json default_knobs;
+  std::vector<std::string> mitigations;
+  bool needs_free_running = false;
+};
+using WorkloadLookup = std::function<const WorkloadInfo*(const std::string& name)>;
+
+std::vector<Problem> validate_scenario(const nlohmann::json& doc, const std::string& file,
+                                       const WorkloadLookup& lookup = nullptr);
+
+// Builds a Scenario from a document validate_scenario() accepted.
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file);
+
+// Reads FILE or every *.json in a directory (sorted), validating each. Files
+// that fail JSON parsing or validation add to `problems` and are skipped.
+std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, const WorkloadLookup& lookup,
+                                     std::vector<Problem>* problems);
+
+// Strategy strings a scenario may sweep: os, os+jitter, random, pct:D, dfs:P.
+bool valid_strategy(const std::string& s);
+bool is_controlled_strategy(const std::string& s);  // false for os, os+jitter
+
+}  // namespace racelab::reports
+
+#endif  // RACELAB_REPORTS_SCENARIO_H_
