@@ -40,7 +40,7 @@
 #include "racelab/point.h"
 #include "racelab/sync.h"
 #include "racelab/workload.h"
-#include "reports/atomic_file.h"
+#include "racelab/atomic_file.h"
 #include "reports/stats.h"
 #include <ATen/ATen.h>
 
@@ -493,8 +493,8 @@ int bench_command(int argc, char** argv) {
 
   std::string md = markdown(b);
   std::filesystem::create_directories(o.out_dir);
-  racelab::reports::write_file_atomically(o.out_dir + "/BENCH.json", b.dump(2) + "\n");
-  racelab::reports::write_file_atomically(o.out_dir + "/BENCH.md", md);
+  racelab::write_file_atomically(o.out_dir + "/BENCH.json", b.dump(2) + "\n");
+  racelab::write_file_atomically(o.out_dir + "/BENCH.md", md);
   std::fputs(md.c_str(), stdout);
   std::fprintf(stderr, "bench: wrote %s/BENCH.json and BENCH.md (%.0f s)\n", o.out_dir.c_str(), b["wall_s"].get<double>());
   if (b.contains("comparison"))

@@ -25,7 +25,7 @@
 #include "cli/commands.h"
 #include "racelab/exit_code.h"
 #include "racelab/workload.h"
-#include "reports/atomic_file.h"
+#include "racelab/atomic_file.h"
 #include "reports/campaign/campaign.h"
 #include "reports/report.h"
 #include "reports/campaign/scenario.h"

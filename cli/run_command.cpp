@@ -9,7 +9,7 @@
 
 #include "cli/cli_util.h"
 #include "engine/cell.h"
-#include "engine/jsonl.h"
+#include "racelab/jsonl.h"
 #include "engine/minimize.h"
 #include "engine/schedule.h"
 #include "engine/supervisor.h"

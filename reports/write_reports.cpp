@@ -1,6 +1,6 @@
 #include <filesystem>
 
-#include "reports/atomic_file.h"
+#include "racelab/atomic_file.h"
 #include "reports/report.h"
 
 namespace racelab::reports {

@@ -1,15 +1,12 @@
 #include "engine/schedule.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "racelab/atomic_file.h"
 
 #ifndef RACELAB_VERSION
 #define RACELAB_VERSION "unknown"
@@ -259,28 +256,7 @@ TrialSpec Schedule::replay_spec() const {
   return t;
 }
 
-void write_file_atomic(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-  size_t off = 0;
-  while (off < text.size()) {
-    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(e)));
-    }
-    off += static_cast<size_t>(n);
-  }
-  ::fsync(fd);
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error(fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(errno)));
-}
-
-void save_schedule(const Schedule& s, const std::string& path) { write_file_atomic(path, s.to_json().dump(1) + "\n"); }
+void save_schedule(const Schedule& s, const std::string& path) { write_file_atomically(path, s.to_json().dump(1) + "\n"); }
 
 Schedule load_schedule(const std::string& path) {
   std::ifstream in(path);

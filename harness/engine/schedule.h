@@ -73,9 +73,6 @@ Schedule from_compact(const std::string& text);
 // A path, or a string starting with kCompactPrefix.
 Schedule load_schedule_arg(const std::string& file_or_compact);
 
-// Atomically writes `text` to `path` (path.tmp, fsync, rename); throws on error.
-void write_file_atomic(const std::string& path, const std::string& text);
-
 }  // namespace racelab
 
 #endif  // RACELAB_ENGINE_SCHEDULE_H_

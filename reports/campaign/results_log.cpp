@@ -1,9 +1,5 @@
 #include "reports/campaign/results_log.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -13,25 +9,13 @@ namespace racelab::reports {
 
 using nlohmann::json;
 
-ResultsWriter::ResultsWriter(const std::string& path, const json& header) : path_(path) {
-  file_ = std::fopen(path.c_str(), "w");
-  if (!file_) throw std::runtime_error("cannot write results file " + path + ": " + std::strerror(errno));
-  line({{"campaign", header}});
-}
-
-ResultsWriter::~ResultsWriter() {
-  if (file_) std::fclose(file_);
-}
-
-void ResultsWriter::line(const json& j) {
-  // One write per line and a flush, so a crash loses at most the line in flight.
-  const std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-  if (std::fwrite(s.data(), 1, s.size(), file_) != s.size() || std::fflush(file_) != 0)
-    throw std::runtime_error("cannot append to results file " + path_ + ": " + std::strerror(errno));
+ResultsWriter::ResultsWriter(const std::string& path, const json& header)
+    : out_(path, JsonlWriter::Mode::kTruncate) {
+  out_.write({{"campaign", header}});
 }
 
 void ResultsWriter::trial(const TrialRecord& record, uint64_t cell_seed) {
-  line({{"trial", record.to_json()}, {"cell_seed", cell_seed}});
+  out_.write({{"trial", record.to_json()}, {"cell_seed", cell_seed}});
 }
 
 json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool interrupted) {
@@ -53,13 +37,13 @@ json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool 
           {"pct_floor", summary.pct_floor},
           {"wall_s", summary.wall_s},
           {"interrupted", interrupted}};
-  line({{"cell", c}});
+  out_.write({{"cell", c}});
   return c;
 }
 
 void ResultsWriter::end(bool interrupted, double wall_s) {
-  line({{"end", {{"interrupted", interrupted}, {"wall_s", wall_s}}}});
-  ::fsync(fileno(file_));
+  out_.write({{"end", {{"interrupted", interrupted}, {"wall_s", wall_s}}}});
+  out_.sync();
 }
 
 void read_results(const std::string& path, ResultsData* data) {

@@ -14,12 +14,12 @@
 #ifndef RACELAB_REPORTS_RESULTS_LOG_H_
 #define RACELAB_REPORTS_RESULTS_LOG_H_
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "racelab/jsonl.h"
 #include "reports/trial_record.h"
 
 namespace racelab::reports {
@@ -29,22 +29,19 @@ inline constexpr int kResultsVersion = 1;
 
 class ResultsWriter {
  public:
-  // Truncates `path` and writes the header line.
+  // Truncates `path` and writes the header line. Throws std::runtime_error
+  // naming the file when it cannot be written.
   ResultsWriter(const std::string& path, const nlohmann::json& header);
-  ~ResultsWriter();
-  ResultsWriter(const ResultsWriter&) = delete;
-  ResultsWriter& operator=(const ResultsWriter&) = delete;
 
   void trial(const TrialRecord& record, uint64_t cell_seed);
   // Returns the object it wrote (what read_results() would give back).
   nlohmann::json cell(const CellSpec& spec, const CellSummary& summary, bool interrupted);
+  // The last line; the file is fsynced after it.
   void end(bool interrupted, double wall_s);
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return out_.path(); }
 
  private:
-  void line(const nlohmann::json& j);
-  std::string path_;
-  std::FILE* file_ = nullptr;
+  JsonlWriter out_;
 };
 
 // Everything one or more results files say, in file order.

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include "fixtures.h"
-#include "reports/atomic_file.h"
 #include "reports/campaign/results_log.h"
 
 namespace racelab::reports {
@@ -70,19 +69,6 @@ TEST(ResultsLog, RejectsAFileThatIsNotResults) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(path + ":1"), std::string::npos);
   }
-}
-
-TEST(AtomicFile, ReplacesContentAndLeavesNoTemporary) {
-  const auto dir = testing::make_temp_dir();
-  const std::string path = dir + "/r.json";
-  write_file_atomically(path, "one");
-  write_file_atomically(path, "two");
-  std::ifstream in(path);
-  std::string s;
-  in >> s;
-  EXPECT_EQ(s, "two");
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
-  EXPECT_THROW(write_file_atomically(dir + "/no/such/dir/x", "x"), std::runtime_error);
 }
 
 }  // namespace

@@ -1,9 +1,5 @@
 #include "trainer/checkpoint/checkpoint.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -12,6 +8,7 @@
 #include <fmt/format.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
+#include "racelab/atomic_file.h"
 #include "trainer/util/errors.h"
 
 namespace trainer::checkpoint {
@@ -50,32 +47,11 @@ void write(const std::string& path, const File& file) {
   put<uint64_t>(header, file.payload.size());
   put<uint64_t>(header, fnv1a(file.payload.data(), file.payload.size(), fnv1a(meta.data(), meta.size())));
 
-  auto tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(fmt::format("checkpoint '{}': cannot create: {}", tmp, std::strerror(errno)));
-  auto write_all = [&](const char* p, size_t n) {
-    while (n > 0) {
-      auto w = ::write(fd, p, n);
-      if (w < 0 && errno == EINTR) continue;  // Ctrl-C arrives while we save
-      if (w < 0) {
-        int e = errno;
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw std::runtime_error(fmt::format("checkpoint '{}': write failed: {}", tmp, std::strerror(e)));
-      }
-      p += w;
-      n -= static_cast<size_t>(w);
-    }
-  };
-  write_all(header.data(), header.size());
-  write_all(meta.data(), meta.size());
-  write_all(file.payload.data(), file.payload.size());
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("checkpoint '{}': fsync/close failed: {}", tmp, std::strerror(errno)));
+  try {
+    racelab::write_file_atomically(path, {header, meta, std::string_view(file.payload.data(), file.payload.size())});
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(fmt::format("checkpoint '{}': {}", path, e.what()));
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error(fmt::format("checkpoint '{}': rename from {} failed: {}", path, tmp, std::strerror(errno)));
 }
 
 bool has_magic(const std::string& path) {

@@ -2,8 +2,6 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <mutex>
 #include <stdexcept>
 
@@ -11,22 +9,14 @@
 
 namespace trainer {
 
-MetricsLog::MetricsLog(const std::string& path, bool append) {
-  file_ = std::fopen(path.c_str(), append ? "a" : "w");
-  if (file_ == nullptr)
-    throw std::runtime_error(fmt::format("metrics file '{}': cannot open: {}", path, std::strerror(errno)));
-}
-
-MetricsLog::~MetricsLog() {
-  if (file_ != nullptr) std::fclose(file_);
-}
+MetricsLog::MetricsLog(const std::string& path, bool append)
+    : out_(std::make_unique<racelab::JsonlWriter>(
+          path, append ? racelab::JsonlWriter::Mode::kAppend : racelab::JsonlWriter::Mode::kTruncate)) {}
 
 void MetricsLog::write(const nlohmann::json& record) {
-  if (file_ == nullptr) return;
-  auto line = record.dump() + "\n";
+  if (out_ == nullptr) return;
   std::lock_guard<racelab::Mutex> lock(mu_);
-  std::fwrite(line.data(), 1, line.size(), file_);
-  std::fflush(file_);
+  out_->write(record);
 }
 
 Progress::Progress(std::string label, int64_t total, std::FILE* out, double plain_interval_s)

@@ -1,7 +1,8 @@
 // trainer/pipeline/metrics.h -- the metrics JSONL file and the progress line.
 //
 // MetricsLog appends one JSON object per line (steps, evaluations), from any
-// thread, flushed per line so a killed run keeps what it logged.
+// thread, through racelab::JsonlWriter: flushed per line, so a killed run keeps
+// what it logged.
 // Progress prints "step, steps/s, loss, ETA": a line rewritten in place on a
 // terminal, plain lines (at most one per `plain_interval_s`) otherwise.
 #ifndef TRAINER_PIPELINE_METRICS_H_
@@ -10,10 +11,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "racelab/jsonl.h"
 #include "racelab/sync.h"
 
 namespace trainer {
@@ -23,15 +26,15 @@ class MetricsLog {
   MetricsLog() = default;  // disabled: write() does nothing
   // Appends (resume) or truncates; throws std::runtime_error naming the file.
   MetricsLog(const std::string& path, bool append);
-  ~MetricsLog();
   MetricsLog(const MetricsLog&) = delete;
   MetricsLog& operator=(const MetricsLog&) = delete;
+  // Throws std::runtime_error naming the file when the line cannot be written.
   void write(const nlohmann::json& record);
-  bool enabled() const { return file_ != nullptr; }
+  bool enabled() const { return out_ != nullptr; }
 
  private:
   racelab::Mutex mu_{"metrics.lock"};
-  std::FILE* file_ = nullptr;
+  std::unique_ptr<racelab::JsonlWriter> out_;
 };
 
 class Progress {

@@ -16,8 +16,10 @@
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
 
-#include "trainer/checkpoint/checkpoint.h"
 #include "compile/attention_kernel.h"
+#include "racelab/atomic_file.h"
+#include "racelab/exit_code.h"
+#include "trainer/checkpoint/checkpoint.h"
 #include "trainer/model/target_file.h"
 #include "trainer/util/errors.h"
 #include "trainer/util/threads.h"
@@ -33,7 +35,7 @@ std::atomic<bool>& stop_flag() {
 namespace {
 extern "C" void on_sigint(int) {
   // Second Ctrl-C: the user insists; leave now (the last checkpoint stays valid).
-  if (stop_flag().exchange(true)) _exit(130);
+  if (stop_flag().exchange(true)) _exit(racelab::kExitInterrupted);
 }
 
 double since(std::chrono::steady_clock::time_point t0) {
@@ -46,17 +48,6 @@ void install_sigint_handler() {
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
-}
-
-void write_json_atomic(const std::string& path, const nlohmann::json& j) {
-  auto tmp = path + ".tmp";
-  auto text = j.dump(2) + "\n";
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (f == nullptr) throw std::runtime_error(fmt::format("'{}': cannot create: {}", tmp, std::strerror(errno)));
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error(fmt::format("'{}': write failed: {}", path, std::strerror(errno)));
 }
 
 data::Corpus load_corpus(const CorpusOptions& options) {
@@ -170,7 +161,7 @@ DraftRunStats run_children(const TrainOptions& o, const std::string& target_path
     }
     auto dir = fs::path(o.out_dir) / fmt::format("rank-{}", r);
     if (WIFSIGNALED(status)) stats.errors.push_back(fmt::format("worker process {} killed by signal {}", r, WTERMSIG(status)));
-    else if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 130)
+    else if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != racelab::kExitInterrupted)
       stats.errors.push_back(fmt::format("worker process {} exited with {} (see {})", r, WEXITSTATUS(status), dir.string()));
     if (fs::exists(dir / "summary.json")) {
       std::ifstream in(dir / "summary.json");
@@ -306,7 +297,7 @@ TrainSummary run_training(const TrainOptions& o) {
   s["errors"] = out.errors;
   s["interrupted"] = out.interrupted;
   s["wall_seconds"] = since(t0);
-  write_json_atomic((fs::path(o.out_dir) / "summary.json").string(), s);
+  racelab::write_file_atomically((fs::path(o.out_dir) / "summary.json").string(), s.dump(2) + "\n");
   return out;
 }
 

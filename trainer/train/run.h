@@ -73,9 +73,6 @@ void warm_declared_shapes(Target& target, const DrafterConfig& dcfg, const data:
 nlohmann::json drafter_identity(Target& target, const data::Corpus& corpus, const DrafterConfig& dcfg,
                                 const DraftRunConfig& cfg);
 
-// Writes `j` to `path` atomically (tmp + fsync + rename).
-void write_json_atomic(const std::string& path, const nlohmann::json& j);
-
 }  // namespace trainer
 
 #endif  // TRAINER_TRAIN_RUN_H_

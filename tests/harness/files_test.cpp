@@ -1,0 +1,101 @@
+// racelab/atomic_file.h and racelab/jsonl.h: the files every layer writes.
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "racelab/atomic_file.h"
+#include "racelab/jsonl.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string temp_dir() {
+  std::string templ = (fs::temp_directory_path() / "racelab-files-XXXXXX").string();
+  if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  return templ;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(AtomicFile, ReplacesContentAndLeavesNoTemporary) {
+  const auto dir = temp_dir();
+  const std::string path = dir + "/r.json";
+  racelab::write_file_atomically(path, "one");
+  racelab::write_file_atomically(path, "two");
+  EXPECT_EQ(slurp(path), "two");
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  fs::remove_all(dir);
+}
+
+TEST(AtomicFile, WritesPiecesInOrder) {
+  const auto dir = temp_dir();
+  const std::string path = dir + "/pieces.bin";
+  const std::string binary("a\0b", 3);
+  racelab::write_file_atomically(path, {"head:", binary, ":tail"});
+  EXPECT_EQ(slurp(path), "head:" + binary + ":tail");
+  fs::remove_all(dir);
+}
+
+TEST(AtomicFile, ReportsAMissingDirectory) {
+  const auto dir = temp_dir();
+  const std::string path = dir + "/no/such/dir/x";
+  try {
+    racelab::write_file_atomically(path, "x");
+    FAIL() << "wrote into a missing directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ".tmp"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+TEST(AtomicFile, AFailedRenameKeepsTheOldFileAndRemovesTheTemporary) {
+  const auto dir = temp_dir();
+  // A non-empty directory cannot be replaced by a file: the rename fails after
+  // the temporary was written and synced.
+  const std::string path = dir + "/occupied";
+  fs::create_directories(path + "/inside");
+  try {
+    racelab::write_file_atomically(path, "new");
+    FAIL() << "renamed a file over a non-empty directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("rename"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_directory(path + "/inside"));
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  fs::remove_all(dir);
+}
+
+TEST(Jsonl, AppendsOneLinePerRecordAndTruncatesOnRequest) {
+  const auto dir = temp_dir();
+  const std::string path = dir + "/x.jsonl";
+  {
+    racelab::JsonlWriter w(path, racelab::JsonlWriter::Mode::kTruncate);
+    w.write({{"a", 1}});
+    // Invalid UTF-8 from a workload's message is replaced, not thrown on.
+    w.write({{"b", std::string("\xff")}});
+    w.sync();
+  }
+  EXPECT_EQ(slurp(path), "{\"a\":1}\n{\"b\":\"\xef\xbf\xbd\"}\n");
+  {
+    racelab::JsonlWriter w(path);  // append
+    w.write({{"c", true}});
+  }
+  EXPECT_EQ(slurp(path), "{\"a\":1}\n{\"b\":\"\xef\xbf\xbd\"}\n{\"c\":true}\n");
+  {
+    racelab::JsonlWriter w(path, racelab::JsonlWriter::Mode::kTruncate);
+  }
+  EXPECT_EQ(slurp(path), "");
+  EXPECT_THROW(racelab::JsonlWriter(dir + "/no/such/dir/x.jsonl"), std::runtime_error);
+  fs::remove_all(dir);
+}
+
+}  // namespace
