@@ -11,9 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "engine/driver.h"
+#include "engine/outcome.h"
 #include "reports/campaign/matrix.h"
-#include "reports/report.h"
 #include "reports/campaign/scenario.h"
+#include "reports/report.h"
 #include "reports/stats.h"
 
 namespace racelab::reports {
@@ -123,7 +125,7 @@ json check_expectation(const Scenario& s, const Expectation& e, const std::vecto
     if (failures > 0) {
       std::vector<std::string> classes;
       for (const auto& [o, n] : by_outcome)
-        if (is_failure_class(o)) classes.push_back(fmt::format("{} {}", n, o));
+        if (is_failure(o)) classes.push_back(fmt::format("{} {}", n, o));
       c.status = "fail";
       c.measured = fmt::format("{} failures in {} trials ({})", failures, trials, fmt::join(classes, ", "));
     } else if (trials < needed) {
@@ -140,7 +142,7 @@ json check_expectation(const Scenario& s, const Expectation& e, const std::vecto
     if (!e.outcome.empty()) ok.insert(e.outcome);
     std::vector<std::string> stray;
     for (const auto& [o, n] : by_outcome)
-      if (is_failure_class(o) && !ok.count(o)) stray.push_back(fmt::format("{} {}", n, o));
+      if (is_failure(o) && !ok.count(o)) stray.push_back(fmt::format("{} {}", n, o));
     const std::string name = !e.outcome.empty() ? "outcome " + e.outcome : "";
     Clause c{name.empty() ? fmt::format("allowed {}", fmt::join(e.allowed, "|"))
                           : name + (e.allowed.empty() ? "" : fmt::format(" (allowed {})", fmt::join(e.allowed, "|"))),
@@ -252,7 +254,7 @@ nlohmann::json build_report(const ResultsData& data) {
     ++c.trials;
     ++c.by_outcome[r.outcome];
     c.wall_ms += r.wall_ms;
-    if (is_failure_class(r.outcome)) {
+    if (is_failure(r.outcome)) {
       ++c.failures;
       if (c.first_failure < 0) {
         c.first_failure = c.trials;
@@ -363,7 +365,7 @@ nlohmann::json build_report(const ResultsData& data) {
       (st == "pass" ? passed : st == "fail" ? failed : incomplete)++;
       std::vector<std::string> classes;
       for (const auto& [o, n] : by_outcome)
-        if (is_failure_class(o)) classes.push_back(o);
+        if (is_failure(o)) classes.push_back(o);
       // Cost: metric relative to the ideal mitigation at the same thread count.
       json cost = nullptr;
       std::vector<double> rel;
@@ -427,10 +429,10 @@ nlohmann::json build_report(const ResultsData& data) {
     json timeline = nullptr;
     const TrialRecord* best = nullptr;
     auto rank = [&](const TrialRecord& r) {
-      return std::make_tuple(r.mitigation != baseline, !is_controlled_strategy(r.strategy), r.preemptions, r.steps);
+      return std::make_tuple(r.mitigation != baseline, is_free_running(r.strategy), r.preemptions, r.steps);
     };
     for (const auto& r : data.trials)
-      if (r.scenario == s.name && is_failure_class(r.outcome) && !r.schedule_file.empty() &&
+      if (r.scenario == s.name && is_failure(r.outcome) && !r.schedule_file.empty() &&
           (!best || rank(r) < rank(*best)))
         best = &r;
     if (best) {

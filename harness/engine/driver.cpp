@@ -154,32 +154,63 @@ int parse_param(const std::string& name, const std::string& text, int min) {
 
 }  // namespace
 
-std::unique_ptr<StrategyDriver> make_driver(const std::string& name, int threads) {
-  std::string head = name.substr(0, name.find(':'));
-  std::string arg = name.find(':') == std::string::npos ? "" : name.substr(name.find(':') + 1);
-  if (name == "os") return std::make_unique<FixedDriver>(json{{"kind", "free"}}, false);
-  if (head == "os+jitter") {
-    double p = 0.2;
+const char* const kStrategySyntax = "os, os+jitter[:P], random, pct:D, dfs:P or replay:FILE";
+
+StrategyName parse_strategy(const std::string& name) {
+  const std::string head = name.substr(0, name.find(':'));
+  const std::string arg = name.find(':') == std::string::npos ? "" : name.substr(name.find(':') + 1);
+  StrategyName s;
+  if (name == "os") {
+    s.kind = StrategyName::Kind::kOs;
+  } else if (head == "os+jitter") {
+    s.kind = StrategyName::Kind::kOsJitter;
     if (!arg.empty()) {
       try {
-        p = std::stod(arg);
+        s.jitter = std::stod(arg);
       } catch (const std::exception&) {
-        p = -1;
+        s.jitter = -1;
       }
-      if (!(p > 0 && p <= 1))
+      if (!(s.jitter > 0 && s.jitter <= 1))
         throw std::invalid_argument(fmt::format("strategy '{}': expected a probability in (0,1] after ':'", name));
     }
-    return std::make_unique<FixedDriver>(json{{"kind", "free"}, {"jitter", p}}, false);
-  }
-  if (name == "random") return std::make_unique<FixedDriver>(json{{"kind", "random"}}, true);
-  if (head == "pct") return std::make_unique<PctDriver>(parse_param(name, arg, 1), threads);
-  if (head == "dfs") return std::make_unique<DfsDriver>(parse_param(name, arg, 0));
-  if (head == "replay") {
+  } else if (name == "random") {
+    s.kind = StrategyName::Kind::kRandom;
+  } else if (head == "pct") {
+    s.kind = StrategyName::Kind::kPct;
+    s.param = parse_param(name, arg, 1);
+  } else if (head == "dfs") {
+    s.kind = StrategyName::Kind::kDfs;
+    s.param = parse_param(name, arg, 0);
+  } else if (head == "replay") {
     if (arg.empty()) throw std::invalid_argument("strategy 'replay:': expected a schedule file or compact string");
-    return std::make_unique<ReplayDriver>(load_schedule_arg(arg));
+    s.kind = StrategyName::Kind::kReplay;
+    s.replay = arg;
+  } else {
+    throw std::invalid_argument(fmt::format("unknown strategy '{}' (expected {})", name, kStrategySyntax));
   }
-  throw std::invalid_argument(
-      fmt::format("unknown strategy '{}' (expected os, os+jitter[:P], random, pct:D, dfs:P or replay:FILE)", name));
+  return s;
+}
+
+bool is_free_running(const std::string& strategy_name) {
+  try {
+    return !parse_strategy(strategy_name).controlled();
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+std::unique_ptr<StrategyDriver> make_driver(const std::string& name, int threads) {
+  const StrategyName s = parse_strategy(name);
+  switch (s.kind) {
+    case StrategyName::Kind::kOs: return std::make_unique<FixedDriver>(json{{"kind", "free"}}, false);
+    case StrategyName::Kind::kOsJitter:
+      return std::make_unique<FixedDriver>(json{{"kind", "free"}, {"jitter", s.jitter}}, false);
+    case StrategyName::Kind::kRandom: return std::make_unique<FixedDriver>(json{{"kind", "random"}}, true);
+    case StrategyName::Kind::kPct: return std::make_unique<PctDriver>(s.param, threads);
+    case StrategyName::Kind::kDfs: return std::make_unique<DfsDriver>(s.param);
+    case StrategyName::Kind::kReplay: return std::make_unique<ReplayDriver>(load_schedule_arg(s.replay));
+  }
+  throw std::logic_error("make_driver: unhandled strategy kind");
 }
 
 }  // namespace racelab

@@ -1,5 +1,7 @@
 // engine/driver.h -- the parent-side half of a strategy: turns the user's
 // strategy name into one per-trial spec after another, learning across trials.
+// The strategy syntax below is defined here once (parse_strategy); scenario
+// files, the command line and reports all go through it.
 //
 //   os                 free running, no scheduler
 //   os+jitter[:P]      free running, random yield/sleep at a point with probability P (0.2)
@@ -26,6 +28,25 @@
 #include "engine/trial.h"
 
 namespace racelab {
+
+// A strategy name, parsed.
+struct StrategyName {
+  enum class Kind { kOs, kOsJitter, kRandom, kPct, kDfs, kReplay };
+  Kind kind = Kind::kOs;
+  int param = 0;        // pct: the depth D; dfs: the preemption bound P
+  double jitter = 0.2;  // os+jitter: the probability P
+  std::string replay;   // replay: a schedule file or compact string
+  // False for the free-running strategies (os, os+jitter): no scheduler.
+  bool controlled() const { return kind != Kind::kOs && kind != Kind::kOsJitter; }
+};
+
+// Throws std::invalid_argument naming the problem for an unknown or malformed name.
+StrategyName parse_strategy(const std::string& name);
+// For messages: "os, os+jitter[:P], random, pct:D, dfs:P or replay:FILE".
+extern const char* const kStrategySyntax;
+// True for os and os+jitter[:P]; false for anything else, unparseable names
+// included. Never throws (reports call it on names read from results files).
+bool is_free_running(const std::string& strategy_name);
 
 class StrategyDriver {
  public:

@@ -26,6 +26,17 @@ const std::vector<Outcome>& all_outcomes() {
   return all;
 }
 
+bool is_failure(const std::string& outcome_name) { return outcome_name != racelab::outcome_name(Outcome::kHolds); }
+
+std::string failure_class_list() {
+  std::vector<std::string> names;
+  for (Outcome o : all_outcomes())
+    if (is_failure(o)) names.emplace_back(outcome_name(o));
+  const std::string last = names.back();
+  names.pop_back();
+  return fmt::format("{} or {}", fmt::join(names, ", "), last);
+}
+
 bool parse_outcome(const std::string& name, Outcome* out) {
   for (Outcome o : all_outcomes()) {
     if (name == outcome_name(o)) {

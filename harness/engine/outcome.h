@@ -1,5 +1,6 @@
-// engine/outcome.h -- the outcome classes of a trial (design §2.4) and how they
-// are ranked when several apply.
+// engine/outcome.h -- the outcome classes of a trial and how they are ranked
+// when several apply (docs/ARCHITECTURE.md, "Trials and outcome classes"). The
+// one list: the scenario validator and the reports take it from here.
 //
 // Priority, highest first (the first that applies names the trial):
 //
@@ -40,6 +41,12 @@ const char* outcome_name(Outcome o);
 bool parse_outcome(const std::string& name, Outcome* out);
 // All classes, lowest priority first.
 const std::vector<Outcome>& all_outcomes();
+// "holds" is the only class that is not a failure. By name too, as results
+// files and reports carry outcomes.
+inline bool is_failure(Outcome o) { return o != Outcome::kHolds; }
+bool is_failure(const std::string& outcome_name);
+// The failure classes' names, for messages: "silent_fallback, error, ... or crash".
+std::string failure_class_list();
 // Higher value wins when several classes apply.
 inline int outcome_rank(Outcome o) { return static_cast<int>(o); }
 inline Outcome worst(Outcome a, Outcome b) { return outcome_rank(a) >= outcome_rank(b) ? a : b; }

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/outcome.h"
 #include "reports/campaign/results_log.h"
 
 namespace racelab::reports {
@@ -145,7 +146,7 @@ CampaignOutcome run_campaign(const std::vector<Scenario>& scenarios, const Campa
         ++partial.trials;
         ++partial.by_outcome[r.outcome];
         ++total_trials;
-        if (is_failure_class(r.outcome)) {
+        if (is_failure(r.outcome)) {
           ++partial.failures;
           ++total_failures;
           if (partial.first_failure_trial < 0) {

@@ -3,11 +3,12 @@
 #include <cstdio>
 #include <exception>
 
+#include "engine/driver.h"
 #include "engine/minimize.h"
 #include "engine/schedule.h"
 #include "engine/supervisor.h"
-#include "reports/report.h"
 #include "reports/campaign/scenario.h"
+#include "reports/report.h"
 
 namespace racelab::reports {
 
@@ -16,7 +17,7 @@ bool minimize_timelines(const nlohmann::json& report, int64_t max_trials_each) {
   for (const auto& s : report["scenarios"]) {
     const auto& tl = s["timeline"];
     if (tl.is_null() || tl["schedule"].is_null() || tl.value("minimized", false)) continue;
-    if (!is_controlled_strategy(tl["strategy"].get<std::string>())) continue;
+    if (is_free_running(tl["strategy"].get<std::string>())) continue;
     const std::string path = tl["original_schedule_file"];
     try {
       const Schedule input = load_schedule(path);

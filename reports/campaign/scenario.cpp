@@ -10,22 +10,24 @@
 
 #include <fmt/format.h>
 
+#include "engine/driver.h"
+#include "engine/outcome.h"
+
 namespace racelab::reports {
 
-const std::vector<std::string>& outcome_classes() {
-  static const std::vector<std::string> classes = {"holds", "error", "stuck_state", "silent_fallback", "wrong_result",
-                                                   "hang",  "crash", "data_race",   "divergence"};
-  return classes;
+namespace {
+
+// The strategies a scenario may sweep: the engine's syntax (engine/driver.h),
+// except replay -- a catalogue must not depend on schedule files elsewhere.
+bool catalogue_strategy(const std::string& s) {
+  try {
+    return parse_strategy(s).kind != StrategyName::Kind::kReplay;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
 }
 
-bool is_failure_class(const std::string& outcome) { return outcome != "holds"; }
-
-bool valid_strategy(const std::string& s) {
-  static const std::regex re(R"(^(os|os\+jitter|random|pct:[1-9][0-9]?|dfs:[0-9][0-9]?)$)");
-  return std::regex_match(s, re);
-}
-
-bool is_controlled_strategy(const std::string& s) { return s != "os" && s != "os+jitter"; }
+}  // namespace
 
 bool Expectation::matches(const std::string& strategy, int t) const {
   if (!strategies.empty() && std::find(strategies.begin(), strategies.end(), strategy) == strategies.end())
@@ -119,13 +121,10 @@ class Checker {
     if (!v.is_number() || v.get<double>() < 0) return add(path, show(v), "a number >= 0"), false;
     return true;
   }
-  bool outcome_class(const json& v, const std::string& path, bool failure_only) {
-    const auto& cls = outcome_classes();
-    if (!v.is_string() || std::find(cls.begin(), cls.end(), v.get<std::string>()) == cls.end() ||
-        (failure_only && v.get<std::string>() == "holds"))
-      return add(path, show(v), "a failure class: error, stuck_state, silent_fallback, wrong_result, hang, crash, "
-                                "data_race or divergence"),
-             false;
+  bool failure_class(const json& v, const std::string& path) {
+    Outcome o;
+    if (!v.is_string() || !parse_outcome(v.get<std::string>(), &o) || !is_failure(o))
+      return add(path, show(v), "a failure class: " + failure_class_list()), false;
     return true;
   }
   // A non-empty array of ints in [1, 64], no duplicates.
@@ -161,7 +160,7 @@ void check_expectation(Checker& c, const json& e, const std::string& path, const
   int clauses = 0;
   if (e.contains("reproduces_within")) ++clauses, c.positive_int(e["reproduces_within"], path + ".reproduces_within");
   if (e.contains("holds_over")) ++clauses, c.positive_int(e["holds_over"], path + ".holds_over");
-  if (e.contains("outcome")) ++clauses, c.outcome_class(e["outcome"], path + ".outcome", true);
+  if (e.contains("outcome")) ++clauses, c.failure_class(e["outcome"], path + ".outcome");
   if (e.contains("max_rate")) {
     ++clauses;
     const auto& r = e["max_rate"];
@@ -174,7 +173,7 @@ void check_expectation(Checker& c, const json& e, const std::string& path, const
     if (!a.is_array() || a.empty())
       c.add(path + ".allowed", show(a), "a non-empty array of failure classes");
     else
-      for (size_t i = 0; i < a.size(); ++i) c.outcome_class(a[i], fmt::format("{}.allowed[{}]", path, i), true);
+      for (size_t i = 0; i < a.size(); ++i) c.failure_class(a[i], fmt::format("{}.allowed[{}]", path, i));
   }
   if (clauses == 0)
     c.add(path, "no clause", "at least one of reproduces_within, holds_over, outcome, allowed, max_rate");
@@ -302,11 +301,11 @@ std::vector<Problem> validate_scenario(const json& doc, const std::string& file,
         c.only_keys(st, p, kStrategyKeys);
         if (auto* n = c.require(st, p, "strategy"); n && c.string(*n, p + ".strategy")) {
           const auto name = n->get<std::string>();
-          if (!valid_strategy(name))
-            c.add(p + ".strategy", show(*n), "os, os+jitter, random, pct:D (D >= 1) or dfs:P (P >= 0)");
+          if (!catalogue_strategy(name))
+            c.add(p + ".strategy", show(*n), "os, os+jitter[:P] (0 < P <= 1), random, pct:D (D >= 1) or dfs:P (P >= 0)");
           else if (!seen.insert(name).second)
             c.add(p + ".strategy", show(*n), "each strategy once");
-          else if (info && info->needs_free_running && is_controlled_strategy(name))
+          else if (info && info->needs_free_running && !is_free_running(name))
             c.add(p + ".strategy", show(*n),
                   "os or os+jitter: workload " + doc["workload"].get<std::string>() + " races only free-running");
         }
@@ -369,7 +368,7 @@ std::vector<Problem> validate_scenario(const json& doc, const std::string& file,
       c.only_keys(k, "$.cost", kCostKeys);
       if (k.contains("metric")) c.string(k["metric"], "$.cost.metric");
       if (k.contains("strategy") && c.string(k["strategy"], "$.cost.strategy") &&
-          !valid_strategy(k["strategy"].get<std::string>()))
+          !catalogue_strategy(k["strategy"].get<std::string>()))
         c.add("$.cost.strategy", show(k["strategy"]), "a strategy");
       if (k.contains("ideal") && c.string(k["ideal"], "$.cost.ideal") &&
           std::find(mitigations.begin(), mitigations.end(), k["ideal"].get<std::string>()) == mitigations.end())

@@ -27,10 +27,6 @@ namespace racelab::reports {
 inline constexpr const char* kScenarioFormat = "racelab-scenario";
 inline constexpr int kScenarioVersion = 1;
 
-// Every outcome class a trial can end in; "holds" is the only non-failure.
-const std::vector<std::string>& outcome_classes();
-bool is_failure_class(const std::string& outcome);
-
 // One strategy of the sweep with its per-cell budget. A cell stops at whichever
 // budget runs out first; `threads` (optional) overrides the scenario's sweep,
 // e.g. to keep dfs to small thread counts.
@@ -118,10 +114,6 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file);
 // that fail JSON parsing or validation add to `problems` and are skipped.
 std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, const WorkloadLookup& lookup,
                                      std::vector<Problem>* problems);
-
-// Strategy strings a scenario may sweep: os, os+jitter, random, pct:D, dfs:P.
-bool valid_strategy(const std::string& s);
-bool is_controlled_strategy(const std::string& s);  // false for os, os+jitter
 
 }  // namespace racelab::reports
 

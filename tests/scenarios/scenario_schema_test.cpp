@@ -85,6 +85,21 @@ TEST(ScenarioSchema, ReportsEveryProblemNotJustTheFirst) {
   EXPECT_TRUE(has(ps, "$.expectations.none.outcome", "failure class")) << all(ps);
 }
 
+// The strategy syntax is the engine's (engine/driver.h): what `racelab run -s`
+// accepts, a scenario accepts -- except replay, which would tie a catalogue to
+// a schedule file elsewhere.
+TEST(ScenarioSchema, StrategiesFollowTheEngineSyntaxWithoutReplay) {
+  json d = good();
+  d["strategies"][0]["strategy"] = "os+jitter:0.5";
+  d["strategies"][1]["strategy"] = "dfs:2";
+  d["expectations"]["none"]["strategies"] = {"dfs:2", "pct:3"};
+  EXPECT_TRUE(validate_scenario(d, "f.json").empty()) << all(validate_scenario(d, "f.json"));
+  for (const char* bad : {"replay:x.json", "os+jitter:2", "pct", "dfs:-1", "bogus"}) {
+    d["strategies"][1]["strategy"] = bad;
+    EXPECT_TRUE(has(validate_scenario(d, "f.json"), "$.strategies[1].strategy", "pct:D")) << bad;
+  }
+}
+
 TEST(ScenarioSchema, MissingRequiredKeysAndWrongTypes) {
   const auto ps = validate_scenario(json::parse(R"({"format": "racelab-scenario", "version": 1,
       "name": 7, "threads": "2"})"), "f.json");
