@@ -10,12 +10,12 @@
 #include "reports/report.h"
 #include "reports/svg.h"
 #include "reports/timeline.h"
+#include "reports/xml_escape.h"
 
 namespace racelab::reports {
 namespace {
 
 using nlohmann::json;
-using svg::escape;
 
 constexpr const char* kFail = "#c0392b";
 constexpr const char* kHold = "#2e8b57";
@@ -215,7 +215,7 @@ std::string timeline_svg(const json& s, const json& schedule) {
   for (const auto& p : t.preemptions) {
     const double cx = x(p.step), y = lane.at(p.thread);
     out += fmt::format(R"(<path class="preemption" d="M{:.1f} {:.1f} l5 -8 l-10 0 z" fill="#8e44ad"><title>{}</title></path>)",
-                       cx, y + 8, escape(fmt::format("step {}: preemption, thread {} runs from {}", p.step, p.thread, p.what)));
+                       cx, y + 8, xml_escape(fmt::format("step {}: preemption, thread {} runs from {}", p.step, p.thread, p.what)));
   }
   return out + svg::close();
 }
@@ -227,7 +227,7 @@ std::string decisions_table(const json& schedule) {
     if (!d.is_object() || !d.value("preemption", false)) continue;
     if (++shown > 40) break;
     rows += fmt::format("<tr><td>{}</td><td>{}</td><td><code>{}</code></td></tr>", d.value("step", 0),
-                        d.value("thread", 0), escape(d.value("point", "")));
+                        d.value("thread", 0), xml_escape(d.value("point", "")));
   }
   if (rows.empty()) return "";
   return "<table class=\"preemptions\"><tr><th>step</th><th>switch to thread</th><th>at point</th></tr>" + rows +
@@ -246,7 +246,7 @@ std::string render_html(const json& report) {
   h += "</style></head><body>\n<h1>racelab mitigation comparison</h1>\n";
   h += fmt::format("<p class=\"meta\">racelab {} · generated {} · mode <code>{}</code> · budget scale {} · {} trials "
                    "in {:.1f} s · {} of {} cells</p>\n",
-                   escape(report["racelab_version"]), escape(report["generated"]), escape(c["mode"]),
+                   xml_escape(report["racelab_version"]), xml_escape(report["generated"]), xml_escape(c["mode"]),
                    c["budget_scale"].get<double>(), c["trials"].get<int64_t>(), c["wall_s"].get<double>(),
                    c["cells_done"].get<int64_t>(), c["cells_planned"].get<int64_t>());
   if (!c["complete"].get<bool>())
@@ -265,10 +265,10 @@ std::string render_html(const json& report) {
        "holds; amber: it only falls back silently. ✔ the scenario's expectation holds, ✘ it does not, … not "
        "decided yet.</p>\n<div class=\"scroll\"><table id=\"verdict-table\"><tr><th>mitigation</th>";
   for (const auto& s : report["scenarios"])
-    h += fmt::format("<th><a href=\"#{}\">{}</a></th>", anchor(s["name"]), escape(s["race"]));
+    h += fmt::format("<th><a href=\"#{}\">{}</a></th>", anchor(s["name"]), xml_escape(s["race"]));
   h += "</tr>\n";
   for (const auto& name : report["verdict_table"]["mitigations"]) {
-    h += "<tr><th>" + escape(name) + "</th>";
+    h += "<tr><th>" + xml_escape(name) + "</th>";
     for (const auto& s : report["scenarios"]) {
       const json* m = nullptr;
       for (const auto& x : s["mitigations"])
@@ -282,9 +282,9 @@ std::string render_html(const json& report) {
       for (const auto& k : (*m)["failure_classes"]) classes += (classes.empty() ? "" : ", ") + k.get<std::string>();
       h += fmt::format("<td class=\"{}\" title=\"{}\"><b>{}</b> {}/{}<span class=\"mark {}\">{}</span><br>"
                        "<span class=\"small\">{}</span></td>",
-                       verdict_class(*m), escape("expected: " + (*m)["check"]["describe"].get<std::string>()),
-                       escape((*m)["verdict"]), (*m)["failures"].get<int64_t>(), (*m)["trials"].get<int64_t>(), st,
-                       mark(st), escape(classes));
+                       verdict_class(*m), xml_escape("expected: " + (*m)["check"]["describe"].get<std::string>()),
+                       xml_escape((*m)["verdict"]), (*m)["failures"].get<int64_t>(), (*m)["trials"].get<int64_t>(), st,
+                       mark(st), xml_escape(classes));
     }
     h += "</tr>\n";
   }
@@ -292,10 +292,10 @@ std::string render_html(const json& report) {
 
   for (const auto& s : report["scenarios"]) {
     h += fmt::format("<section id=\"{}\"><h2>{} <span class=\"small\"><code>{}</code></span></h2>\n<p>{}</p>\n",
-                     anchor(s["name"]), escape(s["race"]), escape(s["name"]), escape(s["description"]));
+                     anchor(s["name"]), xml_escape(s["race"]), xml_escape(s["name"]), xml_escape(s["description"]));
     h += fmt::format("<p class=\"small\">workload <code>{}</code> · knobs <code>{}</code> · threads {} · strategies {}</p>\n",
-                     escape(s["workload"]), escape(s["knobs"].dump()), escape(s["threads"].dump()),
-                     escape(s["strategies"].dump()));
+                     xml_escape(s["workload"]), xml_escape(s["knobs"].dump()), xml_escape(s["threads"].dump()),
+                     xml_escape(s["strategies"].dump()));
     h += "<div class=\"charts\"><div>" + rate_chart(s) + "</div><div>" + first_failure_chart(s) + "</div>";
     const std::string cost = cost_chart(s);
     if (!cost.empty()) h += "<div>" + cost + "</div>";
@@ -306,16 +306,16 @@ std::string render_html(const json& report) {
     for (const auto& m : s["mitigations"]) {
       std::string measured;
       for (const auto& cl : m["check"]["clauses"])
-        measured += (measured.empty() ? "" : "<br>") + escape(cl["clause"].get<std::string>() + ": " +
+        measured += (measured.empty() ? "" : "<br>") + xml_escape(cl["clause"].get<std::string>() + ": " +
                                                               cl["measured"].get<std::string>());
       std::string why = m["check"]["why"];
       const std::string st = m["check"]["status"];
       h += fmt::format("<tr><th>{}</th><td class=\"{}\">{}</td><td>{} / {}</td><td>{:.1f}% [{:.1f}, {:.1f}]</td>"
                        "<td>{}{}</td><td class=\"{}\">{} {}</td><td class=\"small\">{}</td></tr>\n",
-                       escape(m["name"]), verdict_class(m), escape(m["verdict"]), m["failures"].get<int64_t>(),
+                       xml_escape(m["name"]), verdict_class(m), xml_escape(m["verdict"]), m["failures"].get<int64_t>(),
                        m["trials"].get<int64_t>(), 100 * m["rate"].get<double>(), 100 * m["wilson"][0].get<double>(),
-                       100 * m["wilson"][1].get<double>(), escape(m["check"]["describe"]),
-                       why.empty() ? "" : "<br><span class=\"small\">" + escape(why) + "</span>", st, mark(st), st,
+                       100 * m["wilson"][1].get<double>(), xml_escape(m["check"]["describe"]),
+                       why.empty() ? "" : "<br><span class=\"small\">" + xml_escape(why) + "</span>", st, mark(st), st,
                        measured);
     }
     h += "</table>\n";
@@ -325,14 +325,14 @@ std::string render_html(const json& report) {
     if (tl.is_null()) {
       h += "<p class=\"small\">No failing trial with a schedule file (free-running failures have no schedule).</p>\n";
     } else if (tl["schedule"].is_null()) {
-      h += "<p class=\"small\">" + escape(tl.value("problem", "schedule unavailable")) + "</p>\n";
+      h += "<p class=\"small\">" + xml_escape(tl.value("problem", "schedule unavailable")) + "</p>\n";
     } else {
       const auto& sc = tl["schedule"];
       h += fmt::format("<p><b>{}</b> under <code>{}</code>, strategy <code>{}</code>, {} threads: {} preemptions "
                        "(minimised from {}). {}</p>\n",
-                       escape(tl["outcome"]), escape(tl["mitigation"]), escape(tl["strategy"]), tl["threads"].get<int>(),
+                       xml_escape(tl["outcome"]), xml_escape(tl["mitigation"]), xml_escape(tl["strategy"]), tl["threads"].get<int>(),
                        sc.value("preemptions", 0), sc.value("minimized_from_preemptions", sc.value("preemptions", 0)),
-                       escape(tl["detail"]));
+                       xml_escape(tl["detail"]));
       h += "<p class=\"legend small\"><span><i class=\"sw\" style=\"background:#a9cce3\"></i>running</span>"
            "<span><i class=\"sw\" style=\"background:#2c7fb8\"></i>holds a lock</span>"
            "<span><i class=\"sw\" style=\"background:#e67e22\"></i>waits for a lock</span>"
@@ -342,13 +342,13 @@ std::string render_html(const json& report) {
       h += "<div class=\"scroll\">" + timeline_svg(s, sc) + "</div>\n" + decisions_table(sc);
       h += fmt::format("<p class=\"small\">Schedule <code>{}</code>; Chrome trace <code>traces/{}.trace.json</code> "
                        "(open in ui.perfetto.dev); replay: <code>{}</code></p>\n",
-                       escape(tl["schedule_file"]), escape(s["name"]), escape(tl["compact"]));
+                       xml_escape(tl["schedule_file"]), xml_escape(s["name"]), xml_escape(tl["compact"]));
     }
     h += "</section>\n";
   }
   if (!c["warnings"].empty()) {
     h += "<h2>Warnings</h2><ul>";
-    for (const auto& w : c["warnings"]) h += "<li>" + escape(w) + "</li>";
+    for (const auto& w : c["warnings"]) h += "<li>" + xml_escape(w) + "</li>";
     h += "</ul>\n";
   }
   h += "</body></html>\n";

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "reports/report.h"
+#include "reports/xml_escape.h"
 
 namespace racelab::reports {
 namespace {
@@ -36,24 +37,6 @@ const json* find_mitigation(const json& scenario, const std::string& name) {
   for (const auto& m : scenario["mitigations"])
     if (m["name"] == name) return &m;
   return nullptr;
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 forbids most control characters even as references.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += '?';
-        else out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace

@@ -2,33 +2,21 @@
 
 #include <fmt/format.h>
 
-namespace racelab::reports::svg {
+#include "reports/xml_escape.h"
 
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+namespace racelab::reports::svg {
 
 std::string open(double width, double height, const std::string& css_class, const std::string& label) {
   return fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" class="{}" width="{:.0f}" height="{:.0f}" )"
                      R"(viewBox="0 0 {:.0f} {:.0f}" role="img" aria-label="{}">)",
-                     css_class, width, height, width, height, escape(label));
+                     css_class, width, height, width, height, xml_escape(label));
 }
 
 std::string close() { return "</svg>"; }
 
 static std::string titled(const std::string& element, const std::string& title, const std::string& closing) {
   if (title.empty()) return element + "/>";
-  return element + "><title>" + escape(title) + "</title></" + closing + ">";
+  return element + "><title>" + xml_escape(title) + "</title></" + closing + ">";
 }
 
 std::string rect(double x, double y, double w, double h, const std::string& fill, const std::string& title,
@@ -45,7 +33,7 @@ std::string line(double x1, double y1, double x2, double y2, const std::string& 
 
 std::string text(double x, double y, const std::string& content, const std::string& anchor, const std::string& extra) {
   return fmt::format(R"(<text x="{:.1f}" y="{:.1f}" text-anchor="{}" {}>{}</text>)", x, y, anchor, extra,
-                     escape(content));
+                     xml_escape(content));
 }
 
 std::string circle(double cx, double cy, double r, const std::string& fill, const std::string& title) {

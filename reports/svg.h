@@ -9,7 +9,6 @@
 
 namespace racelab::reports::svg {
 
-std::string escape(const std::string& text);  // for text content and attributes
 std::string open(double width, double height, const std::string& css_class, const std::string& label);
 std::string close();
 std::string rect(double x, double y, double w, double h, const std::string& fill, const std::string& title = "",
