@@ -25,95 +25,77 @@
 namespace racelab {
 
 namespace detail {
-// Shared lock loop: a scheduling point, then try until acquired, blocking in the
-// scheduler (not in the OS) while another thread owns the primitive.
-template <class TryLock>
-void controlled_acquire(Controller* c, const void* self, const char* name, TryLock try_lock) {
-  c->on_point(name);
-  while (!try_lock()) c->on_block(self, name);
-  c->on_acquire(self, name);
-}
-}  // namespace detail
 
-class Mutex {
+// What Mutex, RecursiveMutex and SharedMutex have in common: exclusive locking
+// of a std:: mutex type. Uncontrolled, lock() is the std:: one. Controlled, an
+// acquisition is a scheduling point, then a try_lock loop that blocks in the
+// scheduler (not in the OS) while another thread owns the mutex; unlock()
+// tells the scheduler, which makes the threads blocked on it runnable again.
+template <class StdMutex>
+class ControlledLockable {
  public:
-  explicit Mutex(const char* point_name = "mutex.lock") : name_(point_name) {}
-  Mutex(const Mutex&) = delete;
-  Mutex& operator=(const Mutex&) = delete;
+  explicit ControlledLockable(const char* point_name) : name_(point_name) {}
+  ControlledLockable(const ControlledLockable&) = delete;
+  ControlledLockable& operator=(const ControlledLockable&) = delete;
 
   void lock() {
     if (Controller* c = controller_for_this_thread())
-      detail::controlled_acquire(c, this, name_, [&] { return m_.try_lock(); });
+      acquire(c, [&] { return m_.try_lock(); });
     else
       m_.lock();
   }
   bool try_lock() { return m_.try_lock(); }
   void unlock() {
     m_.unlock();
-    if (Controller* c = controller_for_this_thread()) c->on_release(this);
+    released();
   }
   const char* point_name() const { return name_; }
 
- private:
-  std::mutex m_;
-  const char* name_;
-};
-
-class RecursiveMutex {
- public:
-  explicit RecursiveMutex(const char* point_name = "recursive_mutex.lock") : name_(point_name) {}
-  RecursiveMutex(const RecursiveMutex&) = delete;
-  RecursiveMutex& operator=(const RecursiveMutex&) = delete;
-
-  void lock() {
-    if (Controller* c = controller_for_this_thread())
-      detail::controlled_acquire(c, this, name_, [&] { return m_.try_lock(); });
-    else
-      m_.lock();
+ protected:
+  template <class TryLock>
+  void acquire(Controller* c, TryLock try_lock) {
+    c->on_point(name_);
+    while (!try_lock()) c->on_block(this, name_);
+    c->on_acquire(this, name_);
   }
-  bool try_lock() { return m_.try_lock(); }
-  void unlock() {
-    m_.unlock();
+  void released() {
     if (Controller* c = controller_for_this_thread()) c->on_release(this);
   }
 
+  StdMutex m_;
+
  private:
-  std::recursive_mutex m_;
   const char* name_;
 };
 
-class SharedMutex {
- public:
-  explicit SharedMutex(const char* point_name = "shared_mutex.lock") : name_(point_name) {}
-  SharedMutex(const SharedMutex&) = delete;
-  SharedMutex& operator=(const SharedMutex&) = delete;
+}  // namespace detail
 
-  void lock() {
-    if (Controller* c = controller_for_this_thread())
-      detail::controlled_acquire(c, this, name_, [&] { return m_.try_lock(); });
-    else
-      m_.lock();
-  }
-  bool try_lock() { return m_.try_lock(); }
-  void unlock() {
-    m_.unlock();
-    if (Controller* c = controller_for_this_thread()) c->on_release(this);
-  }
+class Mutex : public detail::ControlledLockable<std::mutex> {
+ public:
+  explicit Mutex(const char* point_name = "mutex.lock") : ControlledLockable(point_name) {}
+};
+
+class RecursiveMutex : public detail::ControlledLockable<std::recursive_mutex> {
+ public:
+  explicit RecursiveMutex(const char* point_name = "recursive_mutex.lock") : ControlledLockable(point_name) {}
+};
+
+// Shared (reader) locking takes the same point and blocks the same way.
+class SharedMutex : public detail::ControlledLockable<std::shared_mutex> {
+ public:
+  explicit SharedMutex(const char* point_name = "shared_mutex.lock") : ControlledLockable(point_name) {}
+
   void lock_shared() {
     if (Controller* c = controller_for_this_thread())
-      detail::controlled_acquire(c, this, name_, [&] { return m_.try_lock_shared(); });
+      acquire(c, [&] { return m_.try_lock_shared(); });
     else
       m_.lock_shared();
   }
   bool try_lock_shared() { return m_.try_lock_shared(); }
   void unlock_shared() {
     m_.unlock_shared();
-    if (Controller* c = controller_for_this_thread()) c->on_release(this);
+    released();
   }
-
- private:
-  std::shared_mutex m_;
-  const char* name_;
 };
 
 // Condition variable usable with any of the mutexes above (via std::unique_lock).
