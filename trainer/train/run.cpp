@@ -23,6 +23,7 @@
 #include "trainer/model/target_file.h"
 #include "trainer/util/errors.h"
 #include "trainer/util/threads.h"
+#include "trainer/util/worker_processes.h"
 
 namespace trainer {
 namespace fs = std::filesystem;
@@ -135,30 +136,26 @@ std::shared_ptr<Target> obtain_target(const TrainOptions& o, const data::Corpus&
 DraftRunStats run_children(const TrainOptions& o, const std::string& target_path) {
   DraftRunStats stats;
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<pid_t> pids;
-  for (int64_t r = 0; r < o.workers; ++r) {
-    std::vector<std::string> args{"racelab"};
-    args.insert(args.end(), o.reexec_args.begin(), o.reexec_args.end());
+  // Every child's command line, built before forking.
+  std::vector<std::vector<std::string>> args(static_cast<size_t>(o.workers));
+  std::vector<std::vector<char*>> argvs(args.size());
+  for (size_t r = 0; r < args.size(); ++r) {
+    args[r] = {"racelab"};
+    args[r].insert(args[r].end(), o.reexec_args.begin(), o.reexec_args.end());
     auto dir = (fs::path(o.out_dir) / fmt::format("rank-{}", r)).string();
     for (const auto& extra : std::vector<std::string>{"--worker-rank", std::to_string(r), "--target", target_path,
                                                       "--out", dir, "--no-eval", "--quiet"})
-      args.push_back(extra);
-    pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
-    if (pid == 0) {
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv("/proc/self/exe", argv.data());
-      std::fprintf(stderr, "exec /proc/self/exe failed: %s\n", std::strerror(errno));
-      _exit(127);
-    }
-    pids.push_back(pid);
+      args[r].push_back(extra);
+    for (auto& a : args[r]) argvs[r].push_back(a.data());
+    argvs[r].push_back(nullptr);
   }
-  for (size_t r = 0; r < pids.size(); ++r) {
-    int status = 0;
-    while (::waitpid(pids[r], &status, 0) < 0 && errno == EINTR) {
-    }
+  const auto exits = run_worker_processes(static_cast<int>(o.workers), [&](int rank, int) {
+    ::execv("/proc/self/exe", argvs[static_cast<size_t>(rank)].data());
+    std::fprintf(stderr, "exec /proc/self/exe failed: %s\n", std::strerror(errno));
+    return 127;
+  });
+  for (size_t r = 0; r < exits.size(); ++r) {
+    const int status = exits[r].status;
     auto dir = fs::path(o.out_dir) / fmt::format("rank-{}", r);
     if (WIFSIGNALED(status)) stats.errors.push_back(fmt::format("worker process {} killed by signal {}", r, WTERMSIG(status)));
     else if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != racelab::kExitInterrupted)
