@@ -13,7 +13,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -21,16 +20,41 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "compile/attention_kernel.h"
 #include "racelab/controller.h"
 #include "racelab/workload.h"
-#include "compile/attention_kernel.h"
 #include "trainer/pipeline/drafter_pipeline.h"
 #include "trainer/train/run.h"
 #include "trainer/util/threads.h"
+#include "trainer/util/worker_processes.h"
 
 namespace {
 
 using nlohmann::json;
+
+// Every knob the workload accepts, with its default: the one list (racelab
+// list and the scenario validator show it; make_setup reads it).
+const json& knob_defaults() {
+  static const json defaults = {{"steps", 3},
+                                {"batch", 2},
+                                {"seq_lens", {16, 24}},
+                                {"block_sizes", {2, 4}},
+                                {"anchors", 3},
+                                {"d_model", 32},
+                                {"layers", 1},
+                                {"heads", 2},
+                                {"drafter_layers", 1},
+                                {"queue_depth", 1},
+                                {"corpus_tokens", 4096},
+                                {"freeze", false}};
+  return defaults;
+}
+
+// A knob of the trial, or its default when the trial does not set it.
+template <class T>
+T knob(const json& knobs, const char* name) {
+  return (knobs.contains(name) ? knobs.at(name) : knob_defaults().at(name)).get<T>();
+}
 
 struct Setup {
   trainer::data::Corpus corpus;
@@ -44,28 +68,28 @@ Setup make_setup(const racelab::TrialInput& in) {
   const json& k = in.knobs;
   Setup s;
   trainer::data::SyntheticSpec spec;
-  spec.tokens = k.value("corpus_tokens", int64_t{4096});
+  spec.tokens = knob<int64_t>(k, "corpus_tokens");
   spec.seed = 1234 + in.seed;
   s.corpus = trainer::data::make_synthetic_corpus(spec);
   trainer::TargetConfig tc;
   tc.vocab_size = s.corpus.vocab_size;
-  tc.d_model = k.value("d_model", int64_t{32});
-  tc.layers = k.value("layers", int64_t{1});
-  tc.heads = k.value("heads", int64_t{2});
+  tc.d_model = knob<int64_t>(k, "d_model");
+  tc.layers = knob<int64_t>(k, "layers");
+  tc.heads = knob<int64_t>(k, "heads");
   tc.max_len = 64;
   s.target = std::make_shared<trainer::NativeTarget>(tc, in.seed + 7);
   s.target->params().freeze();
-  s.dcfg.layers = k.value("drafter_layers", int64_t{1});
+  s.dcfg.layers = knob<int64_t>(k, "drafter_layers");
   s.dcfg.heads = tc.heads;
-  s.cfg.steps = k.value("steps", int64_t{3});
-  s.cfg.batch = k.value("batch", int64_t{2});
-  s.cfg.seq_lens = k.value("seq_lens", std::vector<int64_t>{16, 24});
-  s.cfg.block_sizes = k.value("block_sizes", std::vector<int64_t>{2, 4});
-  s.cfg.anchors = k.value("anchors", int64_t{3});
-  s.cfg.queue_depth = k.value("queue_depth", int64_t{1});
+  s.cfg.steps = knob<int64_t>(k, "steps");
+  s.cfg.batch = knob<int64_t>(k, "batch");
+  s.cfg.seq_lens = knob<std::vector<int64_t>>(k, "seq_lens");
+  s.cfg.block_sizes = knob<std::vector<int64_t>>(k, "block_sizes");
+  s.cfg.anchors = knob<int64_t>(k, "anchors");
+  s.cfg.queue_depth = knob<int64_t>(k, "queue_depth");
   s.cfg.warmup = 1;
   s.cfg.seed = in.seed;
-  s.freeze = k.value("freeze", false);
+  s.freeze = knob<bool>(k, "freeze");
   return s;
 }
 
@@ -81,47 +105,30 @@ double mean_last_loss(trainer::DrafterPipeline& p) {
 racelab::Observation run_processes(const racelab::TrialInput& in, Setup& s) {
   racelab::Observation obs;
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<std::pair<pid_t, int>> children;
-  for (int r = 0; r < in.threads; ++r) {
-    int fds[2];
-    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      ::close(fds[0]);
-      racelab::detach();  // the child runs free: no scheduler lives in this process
-      json out;
-      try {
-        trainer::compile::reset_attention();
-        trainer::DrafterPipeline p(s.target, s.corpus, s.dcfg, s.cfg, {r});
-        trainer::DraftRunHooks hooks;
-        hooks.single_thread = true;  // nothing inside the process runs attention concurrently
-        auto st = p.run(hooks);
-        out = {{"errors", st.errors}, {"steps", st.steps_done}, {"loss", mean_last_loss(p)},
-               {"fallbacks", trainer::compile::attention_stats().fallbacks},
-               {"compiles", trainer::compile::attention_stats().compiles}};
-      } catch (const std::exception& e) {
-        out = {{"errors", {std::string(e.what())}}};
-      }
-      auto text = out.dump();
-      (void)!::write(fds[1], text.data(), text.size());
-      ::close(fds[1]);
-      _exit(0);
+  const auto exits = trainer::run_worker_processes(in.threads, [&](int r, int out_fd) {
+    racelab::detach();  // the child runs free: no scheduler lives in this process
+    json out;
+    try {
+      trainer::compile::reset_attention();
+      trainer::DrafterPipeline p(s.target, s.corpus, s.dcfg, s.cfg, {r});
+      trainer::DraftRunHooks hooks;
+      hooks.single_thread = true;  // nothing inside the process runs attention concurrently
+      auto st = p.run(hooks);
+      out = {{"errors", st.errors}, {"steps", st.steps_done}, {"loss", mean_last_loss(p)},
+             {"fallbacks", trainer::compile::attention_stats().fallbacks},
+             {"compiles", trainer::compile::attention_stats().compiles}};
+    } catch (const std::exception& e) {
+      out = {{"errors", {std::string(e.what())}}};
     }
-    ::close(fds[1]);
-    children.emplace_back(pid, fds[0]);
-  }
+    const auto text = out.dump();
+    (void)!::write(out_fd, text.data(), text.size());
+    return 0;
+  });
   int64_t steps = 0, compiles = 0;
   double loss = 0;
-  for (size_t r = 0; r < children.size(); ++r) {
-    std::string text;
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(children[r].second, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-      if (n > 0) text.append(buf, static_cast<size_t>(n));
-    ::close(children[r].second);
-    int status = 0;
-    ::waitpid(children[r].first, &status, 0);
-    auto j = json::parse(text, nullptr, false);
+  for (size_t r = 0; r < exits.size(); ++r) {
+    const int status = exits[r].status;
+    auto j = json::parse(exits[r].output, nullptr, false);
     if (WIFSIGNALED(status) || j.is_discarded()) {
       obs.errors.push_back(fmt::format("worker process {} died (status {})", r, status));
       continue;
@@ -130,7 +137,7 @@ racelab::Observation run_processes(const racelab::TrialInput& in, Setup& s) {
     steps += j.value("steps", int64_t{0});
     compiles += j.value("compiles", int64_t{0});
     obs.silent_fallbacks += j.value("fallbacks", int64_t{0});
-    loss += j.value("loss", 0.0) / static_cast<double>(children.size());
+    loss += j.value("loss", 0.0) / static_cast<double>(exits.size());
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   obs.metrics = {{"steps", steps}, {"seconds", secs}, {"steps_per_s", secs > 0 ? steps / secs : 0.0},
@@ -171,18 +178,7 @@ racelab::WorkloadRegistrar registrar{racelab::Workload{
     "trainer",
     "The full drafter trainer: a producer thread and N drafter worker threads training DFlash block drafters for a "
     "few steps, attention through the compile layer, sequence lengths and block sizes cycling (recompiles)",
-    json{{"steps", 3},
-         {"batch", 2},
-         {"seq_lens", {16, 24}},
-         {"block_sizes", {2, 4}},
-         {"anchors", 3},
-         {"d_model", 32},
-         {"layers", 1},
-         {"heads", 2},
-         {"drafter_layers", 1},
-         {"queue_depth", 1},
-         {"corpus_tokens", 4096},
-         {"freeze", false}},
+    knob_defaults(),
     trainer::compile::mitigation_names(),
     false,
     [] { trainer::compile::reset_attention(); },
