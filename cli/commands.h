@@ -1,14 +1,16 @@
 // cli/commands.h -- the entry point of every `racelab` command.
 //
 // Each takes argv[0] = "racelab <name>" and the command's own arguments, and
-// returns a racelab::ExitCode (racelab/exit_code.h). cli/main.cpp lists them all
-// in its command table; adding a command means a file here and a row there.
+// returns a racelab::ExitCode (racelab/exit_code.h). Each lives in
+// cli/NAME_command.cpp and parses its flags with cli::parse_flags
+// (cli/flags.h). cli/main.cpp lists them all in its command table; adding a
+// command means a file, a line here and a row there.
 #ifndef RACELAB_CLI_COMMANDS_H_
 #define RACELAB_CLI_COMMANDS_H_
 
 namespace racelab::cli {
 
-// The engine: trials, schedules, minimisation (run_command.cpp, replay_command.cpp).
+// The engine: trials, schedules, minimisation.
 int run_command(int argc, char** argv);
 int reproduce_command(int argc, char** argv);
 int replay_command(int argc, char** argv);
@@ -16,14 +18,14 @@ int minimize_command(int argc, char** argv);
 int worker_command(int argc, char** argv);  // internal: the supervised trial worker
 int list_command(int argc, char** argv);
 
-// Campaigns and reports (campaign_commands.cpp).
+// Campaigns and reports.
 int validate_command(int argc, char** argv);
 int compare_command(int argc, char** argv);
 int ci_command(int argc, char** argv);
 int merge_command(int argc, char** argv);
 int chrome_trace_command(int argc, char** argv);
 
-// The drafter trainer (train_commands.cpp).
+// The drafter trainer.
 int train_command(int argc, char** argv);
 int train_target_command(int argc, char** argv);
 

@@ -5,22 +5,19 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "racelab/exit_code.h"
 #include "racelab/workload.h"
 
 namespace racelab::cli {
 
 int list_command(int argc, char** argv) {
-  CLI::App app{"List the registered workloads with their default knobs and accepted mitigations"};
+  CLI::App app{"List the registered workloads with their default knobs and accepted mitigations", argv[0]};
   bool as_json = false;
   app.add_flag("--json", as_json, "Machine-readable output");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? racelab::kExitOk : racelab::kExitUsage;
-  }
+  if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   nlohmann::json all = nlohmann::json::array();
-  for (const racelab::Workload* w : racelab::all_workloads()) {
+  for (const Workload* w : all_workloads()) {
     if (as_json) {
       all.push_back({{"name", w->name}, {"description", w->description}, {"knobs", w->default_knobs},
                      {"mitigations", w->mitigations}, {"needs_free_running", w->needs_free_running}});
@@ -33,7 +30,7 @@ int list_command(int argc, char** argv) {
     std::printf("\n\n");
   }
   if (as_json) std::printf("%s\n", all.dump(2).c_str());
-  return racelab::kExitOk;
+  return kExitOk;
 }
 
 }  // namespace racelab::cli

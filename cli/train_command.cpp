@@ -1,13 +1,9 @@
-// `racelab train` and `racelab train-target`: the drafter trainer's command line.
-//
-// Flags map 1:1 onto trainer::TrainOptions (trainer/train/run.h). Bad flags exit
-// with kExitUsage, unusable files (data, checkpoints, targets) with kExitBadInput.
-#include <ATen/Parallel.h>
-#include <ATen/core/grad_mode.h>
-
+// `racelab train`: train DFlash-style block drafters for a target language
+// model with N worker threads, then evaluate speculative decoding (tau,
+// losslessness). Each drafter's attention is compiled by compile/; the
+// mitigation around it is --mitigation (docs/ARCHITECTURE.md, "Mitigations").
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -15,71 +11,10 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/train_flags.h"
 #include "racelab/exit_code.h"
-#include "compile/attention_kernel.h"
-#include "trainer/model/target_file.h"
 #include "trainer/train/run.h"
-#include "trainer/util/errors.h"
-#include "trainer/util/threads.h"
-
-namespace {
-
-using trainer::BadInput;
-
-void add_corpus_flags(CLI::App& app, trainer::CorpusOptions& c) {
-  app.add_option("--data", c.data_file, "Plain-text training file (byte-level tokens); default: the synthetic language")
-      ->check(CLI::ExistingFile);
-  app.add_option("--corpus-seed", c.synthetic.seed, "Seed of the synthetic language")->capture_default_str();
-  app.add_option("--corpus-tokens", c.synthetic.tokens, "Tokens in the synthetic corpus")
-      ->capture_default_str()
-      ->check(CLI::Range(int64_t{4096}, int64_t{100000000}));
-}
-
-void add_target_flags(CLI::App& app, trainer::TargetConfig& t, trainer::TargetTrainConfig& tt) {
-  app.add_option("--d-model", t.d_model, "Target width")->capture_default_str()->check(CLI::Range(8, 4096));
-  app.add_option("--layers", t.layers, "Target layers")->capture_default_str()->check(CLI::Range(1, 64));
-  app.add_option("--heads", t.heads, "Target attention heads")->capture_default_str()->check(CLI::Range(1, 64));
-  app.add_option("--max-len", t.max_len, "Target context length")->capture_default_str()->check(CLI::Range(8, 4096));
-  app.add_option("--target-steps", tt.steps, "Target training steps")->capture_default_str()->check(CLI::Range(1, 10000000));
-  app.add_option("--target-batch", tt.batch, "Target batch size")->capture_default_str()->check(CLI::Range(1, 4096));
-  app.add_option("--target-seq-len", tt.seq_len, "Target training sequence length")
-      ->capture_default_str()
-      ->check(CLI::Range(2, 4096));
-  app.add_option("--target-lr", tt.adamw.lr, "Target peak learning rate")->capture_default_str()->check(CLI::PositiveNumber);
-}
-
-std::string check_mitigation(const std::string& m) {
-  const auto& names = trainer::compile::mitigation_names();
-  if (std::find(names.begin(), names.end(), m) != names.end()) return {};
-  return fmt::format("unknown mitigation '{}' (expected one of: {})", m, fmt::join(names, ", "));
-}
-
-// CLI11_PARSE, but every parse error exits with kExitUsage (help: kExitOk).
-#define RACELAB_PARSE(app, argc, argv)                                   \
-  try {                                                                 \
-    (app).parse((argc), (argv));                                        \
-  } catch (const CLI::ParseError& e) {                                  \
-    int code = (app).exit(e);                                           \
-    return code == 0 ? racelab::kExitOk : racelab::kExitUsage;          \
-  }
-
-int run_guarded(const std::function<int()>& body, const char* cmd) {
-  try {
-    return body();
-  } catch (const BadInput& e) {
-    std::fprintf(stderr, "racelab %s: %s\n", cmd, e.what());
-    return racelab::kExitBadInput;
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "racelab %s: invalid configuration: %s\n", cmd, e.what());
-    return racelab::kExitUsage;
-  } catch (const std::exception& e) {
-    if (!trainer::stop_flag().load()) throw;
-    std::fprintf(stderr, "racelab %s: interrupted: %s\n", cmd, e.what());
-    return 130;
-  }
-}
-
-}  // namespace
 
 namespace racelab::cli {
 
@@ -140,7 +75,7 @@ int train_command(int argc, char** argv) {
   app.add_flag("--quiet", quiet, "No progress output");
   app.add_option("--worker-rank", o.worker_rank, "(internal) isolate_process child: train only this drafter")
       ->group("");
-  RACELAB_PARSE(app, argc, argv);
+  if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
 
   auto parse_list = [&](const std::string& text, const char* flag) {
     std::vector<int64_t> out;
@@ -179,8 +114,7 @@ int train_command(int argc, char** argv) {
     if (o.freeze && o.mitigation != "precompile")
       throw CLI::ValidationError("--freeze", "only applies to --mitigation precompile");
   } catch (const CLI::Error& e) {
-    app.exit(e);
-    return racelab::kExitUsage;
+    return usage_error(app, e);
   }
   o.evaluate = !no_eval;
   o.progress = !quiet;
@@ -201,75 +135,15 @@ int train_command(int argc, char** argv) {
                         static_cast<long long>(o.eval.block_size), r.json["eval"]["lossless"].get<bool>() ? "yes" : "NO");
         }
         for (auto& e : r.errors) std::fprintf(stderr, "error: %s\n", e.c_str());
-        if (!r.errors.empty()) return static_cast<int>(racelab::kExitExpectationFailed);
+        if (!r.errors.empty()) return static_cast<int>(kExitExpectationFailed);
         if (r.interrupted) {
           std::fprintf(stderr, "interrupted: checkpoint saved in %s; continue with the same command plus --resume\n",
                        o.out_dir.c_str());
-          return 130;
+          return static_cast<int>(kExitInterrupted);
         }
-        return static_cast<int>(racelab::kExitOk);
+        return static_cast<int>(kExitOk);
       },
       "train");
-}
-
-int train_target_command(int argc, char** argv) {
-  trainer::CorpusOptions corpus;
-  trainer::TargetConfig t;
-  trainer::TargetTrainConfig tt;
-  tt.steps = 300;
-  std::string out = "racelab-target.ckpt", load, export_ts;
-  uint64_t seed = 1;
-  bool quiet = false;
-  CLI::App app{"Train the target language model on the corpus and report its held-out loss "
-               "(or, with --load, evaluate an existing target).",
-               argv[0]};
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_option("--out", out, "Where to save the target checkpoint")->capture_default_str();
-  add_corpus_flags(app, corpus);
-  add_target_flags(app, t, tt);
-  app.add_option("--seed", seed, "Seed of initialisation and batches")->capture_default_str();
-  app.add_option("--load", load, "Evaluate this target (racelab checkpoint or TorchScript) instead of training")
-      ->check(CLI::ExistingFile);
-  app.add_option("--export-torchscript", export_ts, "Also write the trained target as a TorchScript file");
-  app.add_flag("--quiet", quiet, "No progress output");
-  RACELAB_PARSE(app, argc, argv);
-  tt.seed = seed;
-  return run_guarded(
-      [&] {
-        trainer::use_single_intra_op_thread();
-        trainer::install_sigint_handler();
-        auto c = trainer::load_corpus(corpus);
-        if (!load.empty()) {
-          auto target = trainer::load_target(load);
-          if (target->config().vocab_size != c.vocab_size)
-            throw BadInput(fmt::format("target '{}': vocabulary {} does not match the corpus ({})", load,
-                                       target->config().vocab_size, c.vocab_size));
-          double h = trainer::heldout_loss(*target, c, std::min(tt.seq_len, target->config().max_len - 1), tt.batch,
-                                           tt.eval_batches, seed);
-          std::printf("target %s (%s): held-out loss %.4f\n", load.c_str(), target->kind().c_str(), h);
-          return static_cast<int>(racelab::kExitOk);
-        }
-        t.vocab_size = c.vocab_size;
-        if (tt.seq_len >= t.max_len)
-          throw std::invalid_argument(fmt::format("--target-seq-len {} must be < --max-len {}", tt.seq_len, t.max_len));
-        trainer::NativeTarget target(t, seed);
-        auto r = trainer::train_target(target, c, tt, nullptr, !quiet, &trainer::stop_flag());
-        if (r.interrupted) {
-          std::fprintf(stderr, "interrupted after %lld steps; nothing saved\n", static_cast<long long>(r.steps));
-          return 130;
-        }
-        trainer::save_target(target, out,
-                             {{"corpus", c.source},
-                              {"corpus_fingerprint", fmt::format("{:016x}", c.fingerprint())},
-                              {"steps", r.steps},
-                              {"train_loss", r.train_loss},
-                              {"heldout_loss", r.heldout_loss}});
-        if (!export_ts.empty()) trainer::export_torchscript(target, export_ts);
-        std::printf("target: %lld steps in %.1fs, train loss %.4f, held-out loss %.4f -> %s\n",
-                    static_cast<long long>(r.steps), r.seconds, r.train_loss, r.heldout_loss, out.c_str());
-        return static_cast<int>(racelab::kExitOk);
-      },
-      "train-target");
 }
 
 }  // namespace racelab::cli

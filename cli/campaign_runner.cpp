@@ -1,44 +1,40 @@
-// The campaign commands of the `racelab` executable:
-//   validate  FILE|DIR...                  check scenario files against the schema and registry
-//   compare   [DIR|FILE...]                run the catalogue, write the comparison report
-//   ci        DIR|FILE... [--junit F]      run expectations as a regression check (exit 0 = all hold)
-//   merge     RESULTS...                   one report from sharded results files
-//   chrome-trace SCHEDULE                  a schedule as Chrome trace JSON (Perfetto)
-// The work lives in reports/ (racelab_reports); this file parses flags, binds
-// the engine's run_cell and the workload registry, and prints where things went.
+// cli/campaign_runner.cpp -- see campaign_runner.h. Binds the engine's
+// run_cell and the workload registry to the campaign code in reports/.
+#include "cli/campaign_runner.h"
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <chrono>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "reports/campaign/minimize_timelines.h"
-#include "cli/commands.h"
+#include "cli/flags.h"
+#include "engine/cell.h"
 #include "racelab/exit_code.h"
 #include "racelab/workload.h"
-#include "racelab/atomic_file.h"
 #include "reports/campaign/campaign.h"
-#include "reports/report.h"
-#include "reports/campaign/scenario.h"
+#include "reports/campaign/minimize_timelines.h"
 
 #ifndef RACELAB_SOURCE_DIR
 #define RACELAB_SOURCE_DIR "."
 #endif
 
-namespace {
+namespace racelab::cli {
 
 namespace fs = std::filesystem;
 using namespace racelab::reports;
 using nlohmann::json;
+
+namespace {
 
 // The registry as the validator sees it (cached: the lookup returns pointers).
 WorkloadLookup registry_lookup() {
@@ -46,37 +42,10 @@ WorkloadLookup registry_lookup() {
   return [](const std::string& name) -> const WorkloadInfo* {
     auto it = cache.find(name);
     if (it != cache.end()) return &it->second;
-    const racelab::Workload* w = racelab::find_workload(name);
+    const Workload* w = find_workload(name);
     if (!w) return nullptr;
     return &cache.emplace(name, WorkloadInfo{w->default_knobs, w->mitigations, w->needs_free_running}).first->second;
   };
-}
-
-// CLI11 parse with racelab's exit codes: --help is 0, a bad flag is kExitUsage.
-template <class F>
-int parse_and_run(CLI::App& app, int argc, char** argv, F body) {
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return e.get_exit_code() == 0 ? racelab::kExitOk : racelab::kExitUsage;
-  }
-  return body();
-}
-
-std::vector<Scenario> load_or_report(const std::vector<std::string>& paths, int* rc) {
-  std::vector<Problem> problems;
-  auto scenarios = load_scenarios(paths, registry_lookup(), &problems);
-  for (const auto& p : problems) std::fprintf(stderr, "%s\n", p.to_string().c_str());
-  if (!problems.empty()) {
-    std::fprintf(stderr, "%zu problem(s); fix the scenario files above (schema: scenarios/SCHEMA.md)\n",
-                 problems.size());
-    *rc = racelab::kExitBadInput;
-  } else if (scenarios.empty()) {
-    std::fprintf(stderr, "no scenario files given\n");
-    *rc = racelab::kExitBadInput;
-  }
-  return scenarios;
 }
 
 std::string default_catalogue() {
@@ -197,10 +166,25 @@ std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags
   return results;
 }
 
-// ci: the exit code reflects the expectations. A shard's own run (`ci --shard`)
-// fails only on definite failures; `strict` (merge --ci) also on undecided ones.
-int finish(const json& report, const ReportFiles& files, const std::string& results, bool ci, bool interrupted,
-           bool strict = false) {
+}  // namespace
+
+std::vector<Scenario> load_catalogue(const std::vector<std::string>& paths, int* rc) {
+  std::vector<Problem> problems;
+  auto scenarios = load_scenarios(paths, registry_lookup(), &problems);
+  for (const auto& p : problems) std::fprintf(stderr, "%s\n", p.to_string().c_str());
+  if (!problems.empty()) {
+    std::fprintf(stderr, "%zu problem(s); fix the scenario files above (schema: scenarios/SCHEMA.md)\n",
+                 problems.size());
+    *rc = kExitBadInput;
+  } else if (scenarios.empty()) {
+    std::fprintf(stderr, "no scenario files given\n");
+    *rc = kExitBadInput;
+  }
+  return scenarios;
+}
+
+int print_campaign(const json& report, const ReportFiles& files, const std::string& results, bool ci,
+                   bool interrupted, bool strict) {
   const auto& e = report["expectations"];
   // The verdict table is the headline; print it for the terminal and CI logs.
   const std::string md = render_markdown(report);
@@ -226,20 +210,19 @@ int finish(const json& report, const ReportFiles& files, const std::string& resu
               static_cast<long long>(report["campaign"]["trials"].get<int64_t>()));
   if (interrupted) {
     std::printf("interrupted: the report above covers the trials that finished\n");
-    return 130;
+    return kExitInterrupted;
   }
-  if (!ci) return racelab::kExitOk;
+  if (!ci) return kExitOk;
   // One shard of a campaign cannot decide expectations whose cells ran
   // elsewhere: it fails only on a definite failure; `racelab merge --ci` decides the rest.
   bool one_shard = false;
   for (const auto& sh : report["campaign"]["shards"]) one_shard |= sh.size() == 2 && sh[1].get<int>() > 1;
   if (!strict && one_shard && report["campaign"]["shards"].size() == 1)
-    return e["failed"].get<int64_t>() == 0 ? racelab::kExitOk : racelab::kExitExpectationFailed;
-  return all_expectations_pass(report) ? racelab::kExitOk : racelab::kExitExpectationFailed;
-  return racelab::kExitOk;
+    return e["failed"].get<int64_t>() == 0 ? kExitOk : kExitExpectationFailed;
+  return all_expectations_pass(report) ? kExitOk : kExitExpectationFailed;
 }
 
-json rebuild(const std::vector<std::string>& results_files, std::vector<std::string>* errors) {
+json rebuild_report(const std::vector<std::string>& results_files, std::vector<std::string>* errors) {
   ResultsData data;
   for (const auto& f : results_files) {
     try {
@@ -252,142 +235,71 @@ json rebuild(const std::vector<std::string>& results_files, std::vector<std::str
   return build_report(data);
 }
 
-int run_campaign(const std::string& cmd, int argc, char** argv) {
-  const bool ci = cmd == "ci";
-  CLI::App app{ci ? "Run scenario expectations as a regression check; exit 0 only if every expectation holds"
-                  : "Run the catalogue and write the mitigation comparison (JSON, Markdown, HTML)"};
+int run_catalogue(bool ci, int argc, char** argv) {
+  const std::string cmd = ci ? "ci" : "compare";
+  CLI::App app{ci ? "Run scenario expectations as a regression check; exit 0 only if every expectation holds "
+                    "(expectations: scenarios/SCHEMA.md)"
+                  : "Run the catalogue and write the mitigation comparison (JSON, Markdown, HTML; what is "
+                    "compared: docs/ARCHITECTURE.md)",
+               argv[0]};
   RunFlags f;
   app.add_option("scenarios", f.paths, ci ? "Scenario files or directories" : "Scenario files or directories "
                                                                               "(default: the catalogue)");
   add_run_flags(app, f, ci ? "racelab-ci" : "racelab-report");
-  return parse_and_run(app, argc, argv, [&]() -> int {
-    if (f.paths.empty()) {
-      if (ci) {
-        std::fprintf(stderr, "racelab ci: give scenario files or a directory (e.g. scenarios/)\n");
-        return racelab::kExitUsage;
-      }
-      f.paths.push_back(default_catalogue());
+  if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  if (f.paths.empty()) {
+    if (ci) {
+      std::fprintf(stderr, "racelab ci: give scenario files or a directory (e.g. scenarios/)\n");
+      return kExitUsage;
     }
-    Shard shard;
-    if (!f.shard_text.empty() && !parse_shard(f.shard_text, &shard)) {
-      std::fprintf(stderr, "racelab %s: --shard: found \"%s\", expected i/n with 1 <= i <= n (e.g. 2/4)\n",
-                   cmd.c_str(), f.shard_text.c_str());
-      return racelab::kExitUsage;
-    }
-    int rc = racelab::kExitOk;
-    auto scenarios = load_or_report(f.paths, &rc);
-    if (rc != racelab::kExitOk) return rc;
-    install_interrupt_handlers();
+    f.paths.push_back(default_catalogue());
+  }
+  Shard shard;
+  if (!f.shard_text.empty() && !parse_shard(f.shard_text, &shard)) {
+    std::fprintf(stderr, "racelab %s: --shard: found \"%s\", expected i/n with 1 <= i <= n (e.g. 2/4)\n",
+                 cmd.c_str(), f.shard_text.c_str());
+    return kExitUsage;
+  }
+  int rc = kExitOk;
+  auto scenarios = load_catalogue(f.paths, &rc);
+  if (rc != kExitOk) return rc;
+  install_interrupt_handlers();
 
-    int jobs = f.jobs > 0 ? f.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    if (!f.shard_text.empty()) jobs = 1;
-    jobs = std::min<int>(jobs, static_cast<int>(plan_cells(scenarios, {}).size()));
-    if (jobs > 1) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const auto results = run_local_shards(cmd, f, jobs, plan_cells(scenarios, {}).size());
-      std::vector<std::string> errors;
-      json report = rebuild(results, &errors);
-      for (const auto& e : errors) std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), e.c_str());
-      if (report.is_null()) return racelab::kExitInternal;
-      if (!ci && !f.no_minimize && !interrupt_requested() && minimize_timelines(report))
-        report = rebuild(results, &errors);
-      report["campaign"]["wall_s"] =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const auto files = write_reports(report, f.out, f.junit);
-      return finish(report, files, fmt::format("{}/shards/*/results*.jsonl", f.out), ci,
-                    report["campaign"]["interrupted"].get<bool>());
-    }
-
-    CampaignOptions o;
-    o.out_dir = f.out;
-    o.mode = ci ? "ci" : "compare";
-    o.budget_scale = f.budget_scale;
-    o.shard = shard;
-    o.junit_path = f.junit;
-    o.progress = !f.no_progress && ::isatty(2);
-    auto out = run_campaign(scenarios, o, &racelab::run_cell);
-    if (!ci && !f.no_minimize && !out.interrupted && minimize_timelines(out.report)) {
-      std::vector<std::string> errors;
-      const double wall = out.report["campaign"]["wall_s"];
-      out.report = rebuild({out.results_path}, &errors);
-      out.report["campaign"]["wall_s"] = wall;
-      out.files = write_reports(out.report, f.out, f.junit);
-    }
-    return finish(out.report, out.files, out.results_path, ci, out.interrupted);
-  });
-}
-
-}  // namespace
-
-namespace racelab::cli {
-
-int validate_command(int argc, char** argv) {
-  CLI::App app{"Check scenario files: every problem with its file, JSON path, what was found and expected"};
-  std::vector<std::string> paths;
-  app.add_option("files", paths, "Scenario files or directories of *.json")->required();
-  return parse_and_run(app, argc, argv, [&] {
-    int rc = racelab::kExitOk;
-    auto scenarios = load_or_report(paths, &rc);
-    if (rc != racelab::kExitOk) return rc;
-    for (const auto& s : scenarios) {
-      size_t cells = plan_cells({s}, {}).size();
-      std::printf("ok  %-28s %s (%zu mitigations, %zu cells)\n", s.name.c_str(), s.file.c_str(), s.mitigations.size(),
-                  cells);
-    }
-    return rc;
-  });
-}
-
-int compare_command(int argc, char** argv) { return run_campaign("compare", argc, argv); }
-int ci_command(int argc, char** argv) { return run_campaign("ci", argc, argv); }
-
-int merge_command(int argc, char** argv) {
-  CLI::App app{"Merge results files of a sharded campaign into one report"};
-  std::vector<std::string> results;
-  std::string out = "racelab-report", junit;
-  bool ci = false;
-  app.add_option("results", results, "results*.jsonl files written by `compare/ci --shard i/n`")->required();
-  app.add_option("--out", out, "Report directory")->capture_default_str();
-  app.add_option("--junit", junit, "Also write JUnit XML here");
-  app.add_flag("--ci", ci, "Exit 1 unless every expectation holds (as `racelab ci` does)");
-  return parse_and_run(app, argc, argv, [&]() -> int {
+  int jobs = f.jobs > 0 ? f.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!f.shard_text.empty()) jobs = 1;
+  jobs = std::min<int>(jobs, static_cast<int>(plan_cells(scenarios, {}).size()));
+  if (jobs > 1) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto results = run_local_shards(cmd, f, jobs, plan_cells(scenarios, {}).size());
     std::vector<std::string> errors;
-    json report;
-    try {
-      report = rebuild(results, &errors);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "racelab merge: %s\n", e.what());
-      return racelab::kExitBadInput;
-    }
-    for (const auto& e : errors) std::fprintf(stderr, "racelab merge: %s\n", e.c_str());
-    if (!errors.empty() || report.is_null()) return racelab::kExitBadInput;
-    const auto& c = report["campaign"];
-    if (!c["complete"].get<bool>())
-      std::fprintf(stderr, "racelab merge: %lld of %lld cells present -- a shard is missing or was interrupted\n",
-                   static_cast<long long>(c["cells_done"].get<int64_t>()),
-                   static_cast<long long>(c["cells_planned"].get<int64_t>()));
-    const auto files = write_reports(report, out, junit);
-    return finish(report, files, "", ci, false, /*strict=*/true);
-  });
-}
+    json report = rebuild_report(results, &errors);
+    for (const auto& e : errors) std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), e.c_str());
+    if (report.is_null()) return kExitInternal;
+    if (!ci && !f.no_minimize && !interrupt_requested() && minimize_timelines(report))
+      report = rebuild_report(results, &errors);
+    report["campaign"]["wall_s"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto files = write_reports(report, f.out, f.junit);
+    return print_campaign(report, files, fmt::format("{}/shards/*/results*.jsonl", f.out), ci,
+                          report["campaign"]["interrupted"].get<bool>());
+  }
 
-int chrome_trace_command(int argc, char** argv) {
-  CLI::App app{"Write a schedule file as Chrome trace-event JSON (open in ui.perfetto.dev or chrome://tracing)"};
-  std::string schedule, out;
-  app.add_option("schedule", schedule, "A racelab schedule file")->required()->check(CLI::ExistingFile);
-  app.add_option("--out,-o", out, "Output file (default: SCHEDULE with .trace.json)");
-  return parse_and_run(app, argc, argv, [&]() -> int {
-    std::ifstream in(schedule);
-    json doc = json::parse(in, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || doc.value("format", "") != "racelab-schedule") {
-      std::fprintf(stderr, "racelab chrome-trace: %s: $.format: expected \"racelab-schedule\"\n", schedule.c_str());
-      return racelab::kExitBadInput;
-    }
-    if (out.empty()) out = fs::path(schedule).replace_extension(".trace.json").string();
-    write_file_atomically(out, chrome_trace(doc).dump(1));
-    std::printf("%s\n", out.c_str());
-    return racelab::kExitOk;
-  });
+  CampaignOptions o;
+  o.out_dir = f.out;
+  o.mode = ci ? "ci" : "compare";
+  o.budget_scale = f.budget_scale;
+  o.shard = shard;
+  o.junit_path = f.junit;
+  o.progress = !f.no_progress && ::isatty(2);
+  auto out = run_campaign(scenarios, o, &racelab::run_cell);
+  if (!ci && !f.no_minimize && !out.interrupted && minimize_timelines(out.report)) {
+    std::vector<std::string> errors;
+    const double wall = out.report["campaign"]["wall_s"];
+    out.report = rebuild_report({out.results_path}, &errors);
+    out.report["campaign"]["wall_s"] = wall;
+    out.files = write_reports(out.report, f.out, f.junit);
+  }
+  return print_campaign(out.report, out.files, out.results_path, ci, out.interrupted);
 }
 
 }  // namespace racelab::cli

@@ -1,0 +1,80 @@
+// cli/bench/bench.h -- the sections of `racelab bench`: whole-system
+// benchmarks reported as ratios measured within one run, because the machines
+// it runs on are shared and noisy (speed is never asserted in tests).
+//
+//   scheduling   cost of control: time per scheduling step of a ping-pong
+//                workload, and controlled vs free-running trial time on the
+//                direct-leak and stuck-true races (scheduling.cpp);
+//   reproduce    per race and strategy: failure probability per trial (95%
+//                Wilson interval), median trials and wall time to a failure
+//                (reproduce.cpp);
+//   fallback     what a silent eager fallback costs per attention call
+//                (fallback.cpp);
+//   mitigations  the real trainer: steps/s for N workers under each mitigation
+//                relative to the race-free ideal (isolate_thread), compile time,
+//                peak RSS (trainer_cost.cpp);
+//   scaling      steps/s against N up to the number of cores, as a ratio to
+//                linear (trainer_cost.cpp).
+//
+// Output: BENCH.json (schema racelab-bench/1) and BENCH.md (report.cpp). With
+// --compare OLD.json every ratio is compared with the old run and flagged as a
+// regression only when it moved by more than the noise measured across
+// repeats (compare.cpp).
+#ifndef RACELAB_CLI_BENCH_BENCH_H_
+#define RACELAB_CLI_BENCH_BENCH_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/cell.h"
+
+namespace racelab::cli::bench {
+
+using nlohmann::json;
+
+struct Options {
+  bool quick = false;
+  std::string out_dir = "bench-out";
+  std::string compare;
+  std::vector<std::string> sections{"scheduling", "reproduce", "fallback", "mitigations", "scaling"};
+  int repeats = 3;
+  int64_t reproduce_trials = 60;
+  int trainer_steps = 150;
+};
+
+// ---- Measurement helpers (measure.cpp) -----------------------------------------
+
+struct CellRun {
+  CellSummary summary;
+  std::vector<TrialRecord> records;
+};
+// One cell of trials under the scenario name "bench", every record kept.
+CellRun run(CellSpec spec);
+double median(std::vector<double> v);
+// Peak RSS of this process since the last reset. Writing "5" to clear_refs
+// resets the kernel's high-water mark, so each cell gets its own peak.
+void reset_peak_rss();
+double peak_rss_mb();
+std::string fmt_num(double v, int digits = 2);
+
+// ---- Sections -----------------------------------------------------------------
+
+json bench_scheduling(const Options& o);
+json bench_reproduce(const Options& o);
+json bench_fallback(const Options& o);
+json bench_mitigations(const Options& o);
+json bench_scaling(const Options& o);
+
+// ---- Output -------------------------------------------------------------------
+
+json machine();                      // CPU, cores, kernel, racelab version, points on/off
+std::string markdown(const json& b); // BENCH.md
+// The rows of --compare: every comparable ratio, its change and its verdict.
+json compare_runs(const json& old_run, const json& new_run, const std::string& old_path);
+
+}  // namespace racelab::cli::bench
+
+#endif  // RACELAB_CLI_BENCH_BENCH_H_

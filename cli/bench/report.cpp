@@ -1,0 +1,98 @@
+// cli/bench/report.cpp -- the machine's identity and BENCH.md (see bench.h).
+#include "cli/bench/bench.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace racelab::cli::bench {
+
+json machine() {
+  struct utsname u {};
+  uname(&u);
+  std::ifstream cpu("/proc/cpuinfo");
+  std::string line, model;
+  while (std::getline(cpu, line))
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  return {{"cpu", model}, {"cores", sysconf(_SC_NPROCESSORS_ONLN)}, {"kernel", u.release},
+          {"racelab_version", RACELAB_VERSION}, {"points", RACELAB_POINTS ? "on" : "compiled out"}};
+}
+
+std::string markdown(const json& b) {
+  std::ostringstream md;
+  md << "# racelab bench\n\nMachine: " << b["machine"]["cpu"].get<std::string>() << ", "
+     << b["machine"]["cores"].get<long>() << " cores. All figures are ratios or rates from one run.\n\n";
+  if (b.contains("scheduling")) {
+    auto& s = b["scheduling"];
+    md << "## Controlled scheduling\n\n| measure | value |\n|---|---|\n"
+       << "| time per scheduling step (ping-pong, 2 threads) | " << fmt_num(s["ping_pong"]["handoff_ns"], 0) << " ns |\n"
+       << "| ping-pong trial (nothing but points), controlled / free | " << fmt_num(s["ping_pong"]["controlled_over_free"]) << "x |\n";
+    for (std::string wl : {"direct_leak", "stuck_true"})
+      md << "| " << wl << ": trials/s controlled / free | " << fmt_num(s[wl]["random"]["trials_per_s"], 0) << " / "
+         << fmt_num(s[wl]["os"]["trials_per_s"], 0) << " (controlled/free time " << fmt_num(s[wl]["controlled_over_free"])
+         << "x) |\n";
+    md << "\n";
+  }
+  if (b.contains("reproduce")) {
+    md << "## Time to reproduce (mitigation none, 2 threads)\n\n"
+          "| race | strategy | failed / trials | p (95% CI) | median trials to failure | median ms to failure |\n"
+          "|---|---|---|---|---|---|\n";
+    for (auto& r : b["reproduce"])
+      md << "| " << r["race"].get<std::string>() << " | " << r["strategy"].get<std::string>() << " | "
+         << r["failures"].get<long>() << " / " << r["trials"].get<long>() << " | " << fmt_num(r["p"]) << " ("
+         << fmt_num(r["p_low"]) << "-" << fmt_num(r["p_high"]) << ") | "
+         << (r["median_trials_to_failure"].is_null() ? "> " + std::to_string(r["trials"].get<long>())
+                                                     : fmt_num(r["median_trials_to_failure"], 1))
+         << " | " << (r["median_ms_to_failure"].is_null() ? "-" : fmt_num(r["median_ms_to_failure"], 1)) << " |\n";
+    md << "\n";
+  }
+  if (b.contains("fallback")) {
+    auto& f = b["fallback"];
+    md << "## Silent-fallback cost per attention call (forward + backward)\n\n| path | us per call | ratio to compiled |\n|---|---|---|\n"
+       << "| compiled (cache hit, graph executor) | " << fmt_num(f["compiled_us"], 1) << " | 1.00 |\n"
+       << "| silent eager fallback (disable_check, flag set by another capture) | " << fmt_num(f["silent_fallback_us"], 1)
+       << " | " << fmt_num(f["fallback_over_compiled"]) << " |\n"
+       << "| eager path after the recompile limit (compiles every call) | " << fmt_num(f["eager_path_us"], 1) << " | "
+       << fmt_num(f["eager_path_over_compiled"]) << " |\n\n"
+       << "Median of " << f["rounds"].get<int>() << " alternating rounds of " << f["calls"].get<long>()
+       << " calls; spread across rounds " << fmt_num(100 * f["noise"].get<double>(), 0) << "%.\n\n";
+  }
+  if (b.contains("mitigations")) {
+    md << "## Mitigation cost on the real trainer (ideal = isolate_thread)\n\n"
+          "| mitigation | N | steps/s | ratio to ideal | noise | compile s | peak RSS MB | fallbacks / calls | errored |\n"
+          "|---|---|---|---|---|---|---|---|---|\n";
+    for (auto& r : b["mitigations"])
+      md << "| " << r["mitigation"].get<std::string>() << " | " << r["workers"].get<int>() << " | "
+         << fmt_num(r["steps_per_s"]) << " | " << fmt_num(r["ratio_to_ideal"]) << " | " << fmt_num(r["noise"]) << " | "
+         << fmt_num(r["compile_s"], 3) << " | " << fmt_num(r["peak_rss_mb"], 0) << " | " << r["fallbacks"].get<long>()
+         << " / " << r["attention_calls"].get<long>() << " | " << r["errored_trials"].get<long>() << " |\n";
+    md << "\n";
+  }
+  if (b.contains("scaling")) {
+    md << "## Worker scaling (isolate_thread)\n\n| N | steps/s | ratio to linear |\n|---|---|---|\n";
+    for (auto& r : b["scaling"])
+      md << "| " << r["workers"].get<int>() << " | " << fmt_num(r["steps_per_s"]) << " | "
+         << fmt_num(r["ratio_to_linear"]) << " |\n";
+    md << "\n";
+  }
+  if (b.contains("comparison")) {
+    md << "## Compared with " << b["comparison"]["old"].get<std::string>() << "\n\n| metric | old | new | change | noise | verdict |\n|---|---|---|---|---|---|\n";
+    for (auto& r : b["comparison"]["rows"])
+      md << "| " << r["metric"].get<std::string>() << " | " << fmt_num(r["old"]) << " | " << fmt_num(r["new"]) << " | "
+         << fmt_num(100 * r["change"].get<double>(), 1) << "% | " << fmt_num(100 * r["noise"].get<double>(), 1) << "% | "
+         << r["verdict"].get<std::string>() << " |\n";
+  }
+  return md.str();
+}
+
+// Higher-is-better metrics with the noise measured for them.
+
+}  // namespace racelab::cli::bench

@@ -1,0 +1,41 @@
+// cli/campaign_runner.h -- what the campaign commands (validate, compare, ci,
+// merge) share: loading scenario files against the workload registry, local
+// shards, and printing a campaign's verdicts. The work itself lives in
+// reports/ and reports/campaign/.
+#ifndef RACELAB_CLI_CAMPAIGN_RUNNER_H_
+#define RACELAB_CLI_CAMPAIGN_RUNNER_H_
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/campaign/scenario.h"
+#include "reports/report.h"
+
+namespace racelab::cli {
+
+// Loads and validates scenario files or directories against the registered
+// workloads. Prints every problem; sets *rc to kExitBadInput on any problem or
+// when nothing was given.
+std::vector<reports::Scenario> load_catalogue(const std::vector<std::string>& paths, int* rc);
+
+// `racelab compare` (ci = false) and `racelab ci` (ci = true): run the
+// catalogue, write the report, print the verdicts. The two differ in their
+// defaults and in what the exit code reflects (compare: 0 unless interrupted;
+// ci: every expectation).
+int run_catalogue(bool ci, int argc, char** argv);
+
+// Prints the verdict table and where the report went; returns the exit code:
+// kExitInterrupted when interrupted, otherwise kExitOk unless `ci` and an
+// expectation failed. `strict` (merge --ci) also fails on undecided ones.
+int print_campaign(const nlohmann::json& report, const reports::ReportFiles& files, const std::string& results,
+                   bool ci, bool interrupted, bool strict = false);
+
+// The report built from results files; null when none has a header. Read
+// problems go to *errors.
+nlohmann::json rebuild_report(const std::vector<std::string>& results_files, std::vector<std::string>* errors);
+
+}  // namespace racelab::cli
+
+#endif  // RACELAB_CLI_CAMPAIGN_RUNNER_H_

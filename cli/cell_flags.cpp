@@ -1,0 +1,136 @@
+#include "cli/cell_flags.h"
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "cli/flags.h"
+#include "engine/run_trial.h"
+#include "engine/supervisor.h"
+#include "racelab/exit_code.h"
+#include "racelab/jsonl.h"
+
+namespace racelab::cli {
+
+void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t default_budget) {
+  spec.strategy = default_strategy;
+  spec.max_trials = default_budget;
+  app.add_option("workload", spec.workload, "Registered workload (racelab list)")->required();
+  app.add_option("--scenario", spec.scenario, "Scenario name recorded in results and schedules");
+  app.add_option("-m,--mitigation", spec.mitigation, "Mitigation (default: the workload's first)");
+  app.add_option("-t,--threads", spec.threads, "Worker threads the workload starts")->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  app.add_option("-s,--strategy", spec.strategy,
+                 "os | os+jitter[:P] | random | pct:D | dfs:P | replay:FILE|STRING")->capture_default_str();
+  app.add_option("--seed", spec.seed, "Cell seed (trial seeds derive from it)")->capture_default_str();
+  app.add_option("-n,--budget", spec.max_trials, "Maximum trials")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-seconds", spec.max_seconds, "Stop after this many seconds (0: no limit)");
+  app.add_option("-k,--knob", knobs, "Workload knob NAME=VALUE (repeatable)");
+  app.add_option("--results", results, "Append every trial to this JSONL file");
+  app.add_option("--timeout", spec.trial_timeout_s, "Seconds before a trial counts as hung")->capture_default_str();
+  app.add_flag("--in-process", in_process, "Run trials in this process (no crash isolation)");
+  app.add_flag("-q,--quiet", quiet, "Print only the summary");
+}
+
+namespace {
+
+void print_failure(const TrialRecord& r) {
+  std::printf("trial %lld: %s: %s\n", static_cast<long long>(r.trial), r.outcome.c_str(), r.detail.c_str());
+  if (!r.compact.empty()) std::printf("  replay: racelab replay %s\n", r.compact.c_str());
+  if (!r.schedule_file.empty()) std::printf("  schedule: %s\n", r.schedule_file.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int run_cell_flags(CellFlags& f, CellSummary* sum) {
+  f.spec.supervised = !f.in_process;
+  try {
+    f.spec.knobs = parse_knobs(f.knobs);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "racelab: %s\n", e.what());
+    return kExitUsage;
+  }
+  std::unique_ptr<JsonlWriter> out;
+  try {
+    if (!f.results.empty()) out = std::make_unique<JsonlWriter>(f.results);
+    std::set<std::string> shown;
+    *sum = run_cell(f.spec, [&](const TrialRecord& r) {
+      if (out) out->write(r.to_json());
+      if (!f.quiet && r.outcome != "holds" && shown.insert(r.outcome).second) print_failure(r);
+    });
+  } catch (const ScheduleError& e) {
+    std::fprintf(stderr, "racelab: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "racelab: %s\n", e.what());
+    return kExitUsage;
+  }
+  return kGoOn;
+}
+
+nlohmann::json parse_knobs(const std::vector<std::string>& flags) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& f : flags) {
+    size_t eq = f.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument(fmt::format("--knob '{}': expected NAME=VALUE", f));
+    std::string value = f.substr(eq + 1);
+    nlohmann::json v = nlohmann::json::parse(value, nullptr, false);
+    out[f.substr(0, eq)] = v.is_discarded() ? nlohmann::json(value) : v;
+  }
+  return out;
+}
+
+TrialRunner make_runner(bool in_process, double timeout_s) {
+  if (in_process) return [](const TrialSpec& t) { return run_trial(t); };
+  auto counter = std::make_shared<int64_t>(1000000);
+  return [timeout_s, counter](const TrialSpec& t) {
+    TrialSpec s = t;
+    s.trial = (*counter)++;  // distinct ids keep the worker's markers apart
+    s.watchdog_s = std::max(0.2, timeout_s / 2);
+    return default_supervisor().run(s, timeout_s);
+  };
+}
+
+void print_summary(const CellSpec& spec, const CellSummary& sum) {
+  std::printf("%s / %s / %s / %d threads: %lld trials in %.2f s (%.1f trials/s)\n",
+              spec.scenario.empty() ? spec.workload.c_str() : spec.scenario.c_str(),
+              spec.mitigation.empty() ? "default" : spec.mitigation.c_str(), spec.strategy.c_str(), spec.threads,
+              static_cast<long long>(sum.trials), sum.wall_s, sum.wall_s > 0 ? sum.trials / sum.wall_s : 0.0);
+  for (const auto& [outcome, n] : sum.by_outcome)
+    std::printf("  %-16s %lld\n", outcome.c_str(), static_cast<long long>(n));
+  double rate = sum.trials ? static_cast<double>(sum.failures) / static_cast<double>(sum.trials) : 0;
+  std::printf("  failure rate     %.4f (%lld/%lld)\n", rate, static_cast<long long>(sum.failures),
+              static_cast<long long>(sum.trials));
+  if (sum.pct_floor > 0) std::printf("  pct floor        %.3g (guaranteed per-trial hit probability for a depth-d bug)\n", sum.pct_floor);
+  if (spec.strategy.rfind("dfs:", 0) == 0)
+    std::printf("  dfs verdict      %s\n", sum.exhausted ? "complete" : "incomplete");
+  if (sum.first_failure_trial >= 0) {
+    std::printf("  first failure    trial %lld", static_cast<long long>(sum.first_failure_trial));
+    if (!sum.first_failure_schedule.empty()) std::printf(" (%s)", sum.first_failure_schedule.c_str());
+    std::printf("\n");
+  }
+}
+
+bool load_schedule_or_report(const std::string& arg, Schedule* s) {
+  try {
+    *s = load_schedule_arg(arg);
+    return true;
+  } catch (const ScheduleError& e) {
+    std::fprintf(stderr, "racelab: %s\n", e.what());
+    return false;
+  }
+}
+
+std::string minimised_path(const std::string& path) {
+  return path.size() > 5 && path.substr(path.size() - 5) == ".json" ? path.substr(0, path.size() - 5) + ".min.json"
+                                                                      : path + ".min";
+}
+
+}  // namespace racelab::cli

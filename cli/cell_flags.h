@@ -1,0 +1,52 @@
+// cli/cell_flags.h -- what the engine's commands (run, reproduce, replay,
+// minimize) share: the flags of one cell, the trial runner, result printing.
+#ifndef RACELAB_CLI_CELL_FLAGS_H_
+#define RACELAB_CLI_CELL_FLAGS_H_
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "engine/cell.h"
+#include "engine/minimize.h"
+#include "engine/schedule.h"
+
+namespace racelab::cli {
+
+// The flags of `racelab run` and `racelab reproduce`: one cell of trials.
+struct CellFlags {
+  CellSpec spec;
+  std::vector<std::string> knobs;
+  std::string results;
+  bool in_process = false;
+  bool quiet = false;
+
+  void add(CLI::App& app, const std::string& default_strategy, int64_t default_budget);
+};
+
+// Runs the cell, printing the first failure of each outcome class unless
+// quiet; appends every trial to --results. Returns kGoOn (cli/flags.h) with
+// *sum filled, or the exit code of a bad knob, strategy or schedule.
+int run_cell_flags(CellFlags& flags, CellSummary* sum);
+
+// "k=v" flags -> an object; v is parsed as JSON when it is JSON, else a string.
+// Throws std::invalid_argument naming the bad flag.
+nlohmann::json parse_knobs(const std::vector<std::string>& flags);
+
+// Supervised (a worker process) unless in_process.
+TrialRunner make_runner(bool in_process, double timeout_s);
+
+void print_summary(const CellSpec& spec, const CellSummary& sum);
+
+// A schedule file or racelab1: string; prints the problem and returns false
+// when it cannot be read.
+bool load_schedule_or_report(const std::string& file_or_compact, Schedule* out);
+
+// FILE.json -> FILE.min.json (anything else: FILE.min), where minimised schedules go.
+std::string minimised_path(const std::string& path);
+
+}  // namespace racelab::cli
+
+#endif  // RACELAB_CLI_CELL_FLAGS_H_

@@ -1,0 +1,74 @@
+// `racelab reproduce`: search for a failing schedule, save it, minimise it and
+// print the one-line form that replays it.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/cell_flags.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "engine/minimize.h"
+#include "engine/schedule.h"
+#include "racelab/exit_code.h"
+
+namespace racelab::cli {
+
+int reproduce_command(int argc, char** argv) {
+  CLI::App app{"Search for a failing schedule (stop at the first failure), save it, minimise it and print its "
+               "one-line form",
+               argv[0]};
+  CellFlags f;
+  f.add(app, "pct:2", 1000);
+  std::string out_path;
+  bool no_minimize = false;
+  int64_t min_budget = 400;
+  app.add_option("-o,--out", out_path, "Schedule file (default: WORKLOAD.schedule.json; minimised: *.min.json)");
+  app.add_flag("--no-minimize", no_minimize, "Save the failing schedule as found");
+  app.add_option("--minimize-budget", min_budget, "Trials the minimiser may run")->capture_default_str();
+  if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  if (out_path.empty()) out_path = f.spec.workload + ".schedule.json";
+  std::string dir = out_path.find('/') == std::string::npos ? "." : out_path.substr(0, out_path.rfind('/'));
+  f.spec.stop_at_first_failure = true;
+  f.spec.schedule_dir = dir;
+  CellSummary sum;
+  if (int rc = run_cell_flags(f, &sum); rc != kGoOn) return rc;
+  print_summary(f.spec, sum);
+  if (sum.failures == 0) {
+    std::printf("not reproduced in %lld trials\n", static_cast<long long>(sum.trials));
+    return kExitOk;
+  }
+  Schedule found;
+  try {
+    found = load_schedule(sum.first_failure_schedule);
+  } catch (const ScheduleError& e) {
+    std::fprintf(stderr, "racelab: %s\n", e.what());
+    return kExitInternal;
+  }
+  std::remove(sum.first_failure_schedule.c_str());
+  save_schedule(found, out_path);
+  std::printf("schedule: %s (%s, %lld preemptions)\n", out_path.c_str(), outcome_name(found.outcome),
+              static_cast<long long>(found.count_preemptions()));
+  if (found.decisions.empty()) {
+    std::printf("found by a free-running strategy: not replayable; search with random, pct:D or dfs:P\n");
+    return kExitExpectationFailed;
+  }
+  Schedule final_schedule = found;
+  if (!no_minimize) {
+    MinimizeResult m = minimize(found, make_runner(f.in_process, f.spec.trial_timeout_s), min_budget);
+    if (!m.ok) {
+      std::printf("minimise: %s\n", m.error.c_str());
+    } else {
+      const std::string min_path = minimised_path(out_path);
+      save_schedule(m.schedule, min_path);
+      std::printf("minimised: %s: preemptions %lld -> %lld (context switches %lld -> %lld, %lld trials)\n",
+                  min_path.c_str(), static_cast<long long>(m.preemptions_before),
+                  static_cast<long long>(m.preemptions_after), static_cast<long long>(m.switches_before),
+                  static_cast<long long>(m.switches_after), static_cast<long long>(m.trials));
+      final_schedule = m.schedule;
+    }
+  }
+  std::printf("replay: racelab replay %s\n", to_compact(final_schedule).c_str());
+  return kExitExpectationFailed;
+}
+
+}  // namespace racelab::cli

@@ -1,0 +1,61 @@
+// cli/train_flags.cpp -- see train_flags.h.
+#include "cli/train_flags.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "compile/attention_kernel.h"
+#include "racelab/exit_code.h"
+#include "trainer/train/run.h"
+#include "trainer/util/errors.h"
+
+namespace racelab::cli {
+
+void add_corpus_flags(CLI::App& app, trainer::CorpusOptions& c) {
+  app.add_option("--data", c.data_file, "Plain-text training file (byte-level tokens); default: the synthetic language")
+      ->check(CLI::ExistingFile);
+  app.add_option("--corpus-seed", c.synthetic.seed, "Seed of the synthetic language")->capture_default_str();
+  app.add_option("--corpus-tokens", c.synthetic.tokens, "Tokens in the synthetic corpus")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{4096}, int64_t{100000000}));
+}
+
+void add_target_flags(CLI::App& app, trainer::TargetConfig& t, trainer::TargetTrainConfig& tt) {
+  app.add_option("--d-model", t.d_model, "Target width")->capture_default_str()->check(CLI::Range(8, 4096));
+  app.add_option("--layers", t.layers, "Target layers")->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--heads", t.heads, "Target attention heads")->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--max-len", t.max_len, "Target context length")->capture_default_str()->check(CLI::Range(8, 4096));
+  app.add_option("--target-steps", tt.steps, "Target training steps")->capture_default_str()->check(CLI::Range(1, 10000000));
+  app.add_option("--target-batch", tt.batch, "Target batch size")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--target-seq-len", tt.seq_len, "Target training sequence length")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 4096));
+  app.add_option("--target-lr", tt.adamw.lr, "Target peak learning rate")->capture_default_str()->check(CLI::PositiveNumber);
+}
+
+std::string check_mitigation(const std::string& m) {
+  const auto& names = trainer::compile::mitigation_names();
+  if (std::find(names.begin(), names.end(), m) != names.end()) return {};
+  return fmt::format("unknown mitigation '{}' (expected one of: {})", m, fmt::join(names, ", "));
+}
+
+int run_guarded(const std::function<int()>& body, const char* cmd) {
+  try {
+    return body();
+  } catch (const trainer::BadInput& e) {
+    std::fprintf(stderr, "racelab %s: %s\n", cmd, e.what());
+    return kExitBadInput;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "racelab %s: invalid configuration: %s\n", cmd, e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    if (!trainer::stop_flag().load()) throw;
+    std::fprintf(stderr, "racelab %s: interrupted: %s\n", cmd, e.what());
+    return kExitInterrupted;
+  }
+}
+
+}  // namespace racelab::cli

@@ -1,0 +1,30 @@
+// cli/train_flags.h -- what `racelab train` and `racelab train-target` share:
+// corpus and target flags, the mitigation check, and the mapping of the
+// trainer's failures onto exit codes. Flags map 1:1 onto trainer::TrainOptions
+// (trainer/train/run.h).
+#ifndef RACELAB_CLI_TRAIN_FLAGS_H_
+#define RACELAB_CLI_TRAIN_FLAGS_H_
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "trainer/train/run.h"
+
+namespace racelab::cli {
+
+void add_corpus_flags(CLI::App& app, trainer::CorpusOptions& corpus);
+void add_target_flags(CLI::App& app, trainer::TargetConfig& target, trainer::TargetTrainConfig& training);
+
+// A CLI11 validator: "" for a known mitigation, else the message listing them.
+std::string check_mitigation(const std::string& name);
+
+// Runs `body`; an unusable file (trainer::BadInput) exits kExitBadInput, an
+// invalid configuration kExitUsage, anything thrown after Ctrl-C
+// kExitInterrupted. Other exceptions propagate (main reports them as internal).
+int run_guarded(const std::function<int()>& body, const char* command);
+
+}  // namespace racelab::cli
+
+#endif  // RACELAB_CLI_TRAIN_FLAGS_H_
