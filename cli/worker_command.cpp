@@ -4,7 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "engine/supervisor.h"
+#include "engine/worker.h"
 
 namespace racelab::cli {
 

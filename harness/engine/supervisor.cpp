@@ -25,6 +25,7 @@
 
 #include "engine/run_trial.h"
 #include "engine/tsan_report.h"
+#include "engine/worker_channel.h"
 
 extern char** environ;
 
@@ -35,23 +36,6 @@ extern "C" const char* __tsan_default_options() { return "ignore_noninstrumented
 #endif
 
 namespace racelab {
-
-constexpr int64_t kTraceMax = 1 << 16;  // decisions kept for crash recovery
-
-struct TraceRec {
-  int32_t thread;
-  int32_t requester;
-  uint64_t runnable;  // bit i: thread i could run (threads >= 64 are not recorded)
-  uint8_t preemption;
-  uint8_t requester_runnable;
-  char point[46];
-};
-
-struct SharedTrace {
-  std::atomic<int64_t> trial;
-  std::atomic<int64_t> count;
-  TraceRec recs[kTraceMax];
-};
 
 namespace {
 
@@ -64,19 +48,6 @@ int move_high(int fd) {
   if (high < 0) throw std::runtime_error(fmt::format("fcntl: {}", std::strerror(errno)));
   ::close(fd);
   return high;
-}
-
-bool write_all(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    off += static_cast<size_t>(n);
-  }
-  return true;
 }
 
 std::string exe_dir() {
@@ -373,70 +344,6 @@ TrialResult Supervisor::run(const TrialSpec& spec, double timeout_s) {
 Supervisor& default_supervisor() {
   static Supervisor supervisor;
   return supervisor;
-}
-
-int worker_main() {
-  struct stat st;
-  if (::fstat(3, &st) != 0 || ::fstat(4, &st) != 0 || ::fstat(5, &st) != 0) {
-    std::fprintf(stderr, "racelab __worker: internal command, started only by the supervisor\n");
-    return 2;
-  }
-  auto* trace =
-      static_cast<SharedTrace*>(::mmap(nullptr, sizeof(SharedTrace), PROT_READ | PROT_WRITE, MAP_SHARED, 5, 0));
-  if (trace == MAP_FAILED) return 70;
-  ::setvbuf(stdout, nullptr, _IOLBF, 0);
-  FILE* in = ::fdopen(3, "r");
-  char* buf = nullptr;
-  size_t cap = 0;
-  while (::getline(&buf, &cap, in) > 0) {
-    TrialSpec spec;
-    TrialResult r;
-    try {
-      spec = TrialSpec::from_json(nlohmann::json::parse(buf));
-    } catch (const std::exception& e) {
-      r.outcome = Outcome::kError;
-      r.detail = std::string("worker: bad trial spec: ") + e.what();
-    }
-    trace->trial.store(spec.trial);
-    trace->count.store(0);
-    std::fprintf(stderr, "@@racelab-trial-begin %lld\n", static_cast<long long>(spec.trial));
-    std::fflush(stderr);
-    if (r.detail.empty()) {
-      TrialHooks hooks;
-      hooks.on_decision = [trace](const Decision& d) {
-        int64_t i = trace->count.load(std::memory_order_relaxed);
-        if (i >= kTraceMax) return;
-        TraceRec& rec = trace->recs[i];
-        rec.thread = d.thread;
-        rec.requester = d.requester;
-        rec.runnable = 0;
-        for (int t : d.runnable)
-          if (t < 64) rec.runnable |= uint64_t{1} << t;
-        rec.preemption = d.preemption;
-        rec.requester_runnable = d.requester_runnable;
-        std::snprintf(rec.point, sizeof(rec.point), "%s", d.point.c_str());
-        trace->count.store(i + 1, std::memory_order_release);
-      };
-      try {
-        r = run_trial(spec, hooks);
-      } catch (const std::exception& e) {
-        r.outcome = Outcome::kError;
-        r.detail = std::string("bad trial: ") + e.what();
-        r.metrics["bad_input"] = true;
-      }
-    }
-    std::fflush(stdout);
-    std::fprintf(stderr, "@@racelab-trial-end %lld\n", static_cast<long long>(spec.trial));
-    std::fflush(stderr);
-    if (!write_all(4, r.to_json().dump() + "\n")) return 0;  // the parent is gone
-    if (r.process_tainted) {
-      // A trial thread is stuck in the OS; static destructors could hang on it.
-      std::fflush(nullptr);
-      ::_exit(0);
-    }
-  }
-  std::free(buf);
-  return 0;
 }
 
 }  // namespace racelab

@@ -1,7 +1,7 @@
 // engine/supervisor.h -- supervised trials: a worker process (this same binary,
-// re-executed as `<exe> __worker`) runs trial after trial; the parent sends
-// specs and reads results, so a crash or a hang costs one trial, not the
-// campaign.
+// re-executed as `<exe> __worker`, engine/worker.h) runs trial after trial; the
+// parent (Supervisor) sends specs and reads results, so a crash or a hang costs
+// one trial, not the campaign.
 //
 // Channels (the worker's file descriptors):
 //   3  <- trial specs, one JSON line each
@@ -31,7 +31,7 @@
 
 namespace racelab {
 
-struct SharedTrace;  // the shared memory decision trace (supervisor.cpp)
+struct SharedTrace;  // the shared memory decision trace (worker_channel.h)
 
 struct SupervisorOptions {
   // The worker command; empty: {"/proc/self/exe", "__worker"}.
@@ -71,9 +71,6 @@ class Supervisor {
 
 // The process-wide supervisor run_cell uses (one worker, kept warm).
 Supervisor& default_supervisor();
-
-// The worker's main loop (the `__worker` subcommand). Returns an exit code.
-int worker_main();
 
 }  // namespace racelab
 

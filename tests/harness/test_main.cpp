@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/supervisor.h"
+#include "engine/worker.h"
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "__worker") == 0) return racelab::worker_main();

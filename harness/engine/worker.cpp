@@ -1,0 +1,86 @@
+// engine/worker.cpp -- the worker side of supervised trials (engine/supervisor.h):
+// read a spec, run the trial, mirror every decision into the shared trace,
+// write the result; repeat until the parent closes the spec pipe.
+#include "engine/worker.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/run_trial.h"
+#include "engine/worker_channel.h"
+#include "racelab/exit_code.h"
+
+namespace racelab {
+
+int worker_main() {
+  struct stat st;
+  if (::fstat(kSpecFd, &st) != 0 || ::fstat(kResultFd, &st) != 0 || ::fstat(kTraceFd, &st) != 0) {
+    std::fprintf(stderr, "racelab __worker: internal command, started only by the supervisor\n");
+    return kExitUsage;
+  }
+  auto* trace =
+      static_cast<SharedTrace*>(::mmap(nullptr, sizeof(SharedTrace), PROT_READ | PROT_WRITE, MAP_SHARED, kTraceFd, 0));
+  if (trace == MAP_FAILED) return kExitInternal;
+  ::setvbuf(stdout, nullptr, _IOLBF, 0);
+  FILE* in = ::fdopen(kSpecFd, "r");
+  char* buf = nullptr;
+  size_t cap = 0;
+  while (::getline(&buf, &cap, in) > 0) {
+    TrialSpec spec;
+    TrialResult r;
+    try {
+      spec = TrialSpec::from_json(nlohmann::json::parse(buf));
+    } catch (const std::exception& e) {
+      r.outcome = Outcome::kError;
+      r.detail = std::string("worker: bad trial spec: ") + e.what();
+    }
+    trace->trial.store(spec.trial);
+    trace->count.store(0);
+    std::fprintf(stderr, "@@racelab-trial-begin %lld\n", static_cast<long long>(spec.trial));
+    std::fflush(stderr);
+    if (r.detail.empty()) {
+      TrialHooks hooks;
+      hooks.on_decision = [trace](const Decision& d) {
+        int64_t i = trace->count.load(std::memory_order_relaxed);
+        if (i >= kTraceMax) return;
+        TraceRec& rec = trace->recs[i];
+        rec.thread = d.thread;
+        rec.requester = d.requester;
+        rec.runnable = 0;
+        for (int t : d.runnable)
+          if (t < 64) rec.runnable |= uint64_t{1} << t;
+        rec.preemption = d.preemption;
+        rec.requester_runnable = d.requester_runnable;
+        std::snprintf(rec.point, sizeof(rec.point), "%s", d.point.c_str());
+        trace->count.store(i + 1, std::memory_order_release);
+      };
+      try {
+        r = run_trial(spec, hooks);
+      } catch (const std::exception& e) {
+        r.outcome = Outcome::kError;
+        r.detail = std::string("bad trial: ") + e.what();
+        r.metrics["bad_input"] = true;
+      }
+    }
+    std::fflush(stdout);
+    std::fprintf(stderr, "@@racelab-trial-end %lld\n", static_cast<long long>(spec.trial));
+    std::fflush(stderr);
+    if (!write_all(kResultFd, r.to_json().dump() + "\n")) return 0;  // the parent is gone
+    if (r.process_tainted) {
+      // A trial thread is stuck in the OS; static destructors could hang on it.
+      std::fflush(nullptr);
+      ::_exit(0);
+    }
+  }
+  std::free(buf);
+  return 0;
+}
+
+}  // namespace racelab
