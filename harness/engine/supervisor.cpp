@@ -112,9 +112,9 @@ void Supervisor::start() {
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, op[1], 1);
   posix_spawn_file_actions_adddup2(&fa, op[1], 2);
-  posix_spawn_file_actions_adddup2(&fa, sp[0], 3);
-  posix_spawn_file_actions_adddup2(&fa, rp[1], 4);
-  posix_spawn_file_actions_adddup2(&fa, trace_fd_, 5);
+  posix_spawn_file_actions_adddup2(&fa, sp[0], kSpecFd);
+  posix_spawn_file_actions_adddup2(&fa, rp[1], kResultFd);
+  posix_spawn_file_actions_adddup2(&fa, trace_fd_, kTraceFd);
 
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e)
