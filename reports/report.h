@@ -47,6 +47,9 @@ struct ReportFiles {
 };
 // Writes report.json, report.md, report.html (and `junit_path` if non-empty)
 // into out_dir atomically, plus traces/<scenario>.trace.json for each timeline.
+// The written reports name files (scenario files, schedules) relative to
+// out_dir, never by the writing machine's absolute paths; `report` itself, the
+// in-memory model, keeps the paths it was built with.
 ReportFiles write_reports(const nlohmann::json& report, const std::string& out_dir,
                           const std::string& junit_path = "");
 

@@ -1,13 +1,48 @@
+// write_reports(): every format of one report into its directory, atomically.
 #include <filesystem>
 
 #include "racelab/atomic_file.h"
 #include "reports/report.h"
 
 namespace racelab::reports {
+namespace {
 
-ReportFiles write_reports(const nlohmann::json& report, const std::string& out_dir, const std::string& junit_path) {
-  namespace fs = std::filesystem;
+namespace fs = std::filesystem;
+
+// `path` as seen from `dir`, so a report copied elsewhere (a CI artifact) with
+// its schedules/ still points at them. Purely lexical: nothing need exist.
+// Kept as is when empty or when no relative path exists.
+std::string relative_to(const std::string& path, const fs::path& dir) {
+  if (path.empty()) return path;
+  const fs::path rel = fs::absolute(path).lexically_normal().lexically_relative(dir);
+  return rel.empty() ? path : rel.string();
+}
+
+// The report as written: every file it names (scenario files, schedules) is
+// relative to the report's own directory instead of the writing machine's.
+nlohmann::json with_relative_paths(nlohmann::json report, const std::string& out_dir) {
+  const fs::path dir = fs::absolute(out_dir).lexically_normal();
+  auto fix = [&](nlohmann::json& field) {
+    if (field.is_string()) field = relative_to(field.get<std::string>(), dir);
+  };
+  for (auto& s : report["scenarios"]) {
+    if (s.contains("file")) fix(s["file"]);
+    for (auto& c : s["cells"])
+      if (c.contains("first_failure_schedule")) fix(c["first_failure_schedule"]);
+    auto& tl = s["timeline"];
+    if (tl.is_object()) {
+      if (tl.contains("schedule_file")) fix(tl["schedule_file"]);
+      if (tl.contains("original_schedule_file")) fix(tl["original_schedule_file"]);
+    }
+  }
+  return report;
+}
+
+}  // namespace
+
+ReportFiles write_reports(const nlohmann::json& in_memory, const std::string& out_dir, const std::string& junit_path) {
   fs::create_directories(out_dir);
+  const nlohmann::json report = with_relative_paths(in_memory, out_dir);
   ReportFiles files;
   // Traces first: the HTML names them, so they should exist when it does.
   for (const auto& s : report["scenarios"]) {

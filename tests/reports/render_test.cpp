@@ -133,5 +133,28 @@ TEST(WriteReports, WritesEveryFormatAndTheTrace) {
   EXPECT_EQ(json::parse(in)["scenarios"][0]["name"], "toy_leak");
 }
 
+// A report kept as a CI artifact must not point at the machine that wrote it:
+// every file it names is relative to the report's own directory.
+TEST(WriteReports, NamesFilesRelativeToTheReportDirectory) {
+  const auto dir = make_temp_dir();
+  const json r = build_report(toy_results(dir));
+  ASSERT_EQ(r["scenarios"][0]["timeline"]["schedule_file"], dir + "/toy.schedule.json");  // in memory: as built
+  const auto files = write_reports(r, dir + "/out");
+  std::ifstream in(files.json);
+  const json written = json::parse(in);
+  const auto& s = written["scenarios"][0];
+  EXPECT_EQ(s["timeline"]["schedule_file"], "../toy.schedule.json");
+  EXPECT_EQ(s["timeline"]["original_schedule_file"], "../toy.schedule.json");
+  for (const auto& c : s["cells"]) {
+    const std::string f = c["first_failure_schedule"];
+    EXPECT_TRUE(f.empty() || f == "../toy.schedule.json") << f;
+  }
+  for (const auto& f : {files.json, files.markdown, files.html}) {
+    std::ifstream text(f);
+    const std::string content((std::istreambuf_iterator<char>(text)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(content.find(dir), std::string::npos) << f << " names " << dir;
+  }
+}
+
 }  // namespace
 }  // namespace racelab::reports
