@@ -1,0 +1,39 @@
+// reports/cell_stats.h -- what build_report() gathers per cell of the matrix
+// from the trial records, shared by the report model and the expectation check.
+// Internal to reports/.
+#ifndef RACELAB_REPORTS_CELL_STATS_H_
+#define RACELAB_REPORTS_CELL_STATS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+namespace racelab::reports {
+
+// (scenario, mitigation, threads, strategy, seed): one cell of the matrix.
+using CellKey = std::tuple<std::string, std::string, int, std::string, uint64_t>;
+
+struct CellStats {
+  int64_t trials = 0, failures = 0;
+  std::map<std::string, int64_t> by_outcome;
+  int64_t first_failure = -1;  // 1-based position among the cell's trials
+  std::string first_schedule;
+  double metric_sum = 0;
+  int64_t metric_n = 0;
+  double wall_ms = 0;
+  const nlohmann::json* summary = nullptr;  // the "cell" line, once finished
+};
+
+inline double rate_of(int64_t failures, int64_t trials) {
+  return trials > 0 ? double(failures) / double(trials) : 0.0;
+}
+
+// [low, high] of the 95% Wilson score interval.
+nlohmann::json interval_json(int64_t failures, int64_t trials);
+
+}  // namespace racelab::reports
+
+#endif  // RACELAB_REPORTS_CELL_STATS_H_
