@@ -1,0 +1,380 @@
+// reports/campaign/scenario_validate.cpp -- validate_scenario() (scenario.h):
+// every problem of a scenario document at once, each with its JSON path, what
+// was found and what was expected (scenarios/SCHEMA.md).
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/driver.h"
+#include "engine/outcome.h"
+#include "reports/campaign/scenario.h"
+
+namespace racelab::reports {
+namespace {
+
+using nlohmann::json;
+
+// The strategies a scenario may sweep: the engine's syntax (engine/driver.h),
+// except replay -- a catalogue must not depend on schedule files elsewhere.
+bool catalogue_strategy(const std::string& s) {
+  try {
+    return parse_strategy(s).kind != StrategyName::Kind::kReplay;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+// Short rendering of what was found, so messages stay one line.
+std::string show(const json& v) {
+  std::string s = v.dump();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+const char* type_name(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    case json::value_t::string: return "a string";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return "an integer";
+    case json::value_t::number_float: return "a number";
+    default: return "a value";
+  }
+}
+
+// Collects problems for one document; each check names the JSON path.
+class Checker {
+ public:
+  explicit Checker(std::string file) : file_(std::move(file)) {}
+  std::vector<Problem> problems;
+
+  void add(const std::string& path, const std::string& found, const std::string& expected) {
+    problems.push_back({file_, path, found, expected});
+  }
+  void only_keys(const json& obj, const std::string& path, const std::set<std::string>& keys) {
+    for (auto it = obj.begin(); it != obj.end(); ++it)
+      if (!keys.count(it.key()))
+        add(path + "." + it.key(), "unknown key \"" + it.key() + "\"",
+            fmt::format("one of {}", fmt::join(keys, ", ")));
+  }
+  const json* require(const json& obj, const std::string& path, const char* key) {
+    if (!obj.contains(key)) {
+      add(path + "." + key, "nothing", "this required key");
+      return nullptr;
+    }
+    return &obj.at(key);
+  }
+  bool string(const json& v, const std::string& path, bool nonempty = true) {
+    if (!v.is_string()) return add(path, type_name(v), "a string"), false;
+    if (nonempty && v.get<std::string>().empty()) return add(path, "\"\"", "a non-empty string"), false;
+    return true;
+  }
+  bool positive_int(const json& v, const std::string& path) {
+    if (!v.is_number_integer() || v.get<int64_t>() < 1)
+      return add(path, show(v), "an integer >= 1"), false;
+    return true;
+  }
+  bool nonneg_number(const json& v, const std::string& path) {
+    if (!v.is_number() || v.get<double>() < 0) return add(path, show(v), "a number >= 0"), false;
+    return true;
+  }
+  bool failure_class(const json& v, const std::string& path) {
+    Outcome o;
+    if (!v.is_string() || !parse_outcome(v.get<std::string>(), &o) || !is_failure(o))
+      return add(path, show(v), "a failure class: " + failure_class_list()), false;
+    return true;
+  }
+  // A non-empty array of ints in [1, 64], no duplicates.
+  bool thread_list(const json& v, const std::string& path) {
+    if (!v.is_array() || v.empty()) return add(path, show(v), "a non-empty array of thread counts"), false;
+    std::set<int64_t> seen;
+    bool ok = true;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const auto p = fmt::format("{}[{}]", path, i);
+      if (!v[i].is_number_integer() || v[i].get<int64_t>() < 1 || v[i].get<int64_t>() > 64)
+        add(p, show(v[i]), "a thread count from 1 to 64"), ok = false;
+      else if (!seen.insert(v[i].get<int64_t>()).second)
+        add(p, show(v[i]), "no duplicate thread counts"), ok = false;
+    }
+    return ok;
+  }
+
+ private:
+  std::string file_;
+};
+
+const std::set<std::string> kTopKeys = {"format",     "version",     "name",         "race",       "description",
+                                        "workload",   "knobs",       "threads",      "seeds",      "strategies",
+                                        "mitigations", "expectations", "cost",        "supervised", "trial_timeout_s"};
+const std::set<std::string> kStrategyKeys = {"strategy", "trials", "seconds", "threads"};
+const std::set<std::string> kExpectationKeys = {"reproduces_within", "holds_over", "outcome", "allowed",
+                                                "max_rate",          "strategies", "threads", "why"};
+const std::set<std::string> kCostKeys = {"metric", "ideal", "strategy"};
+
+void check_expectation(Checker& c, const json& e, const std::string& path, const json& doc) {
+  if (!e.is_object()) return c.add(path, type_name(e), "an expectation object");
+  c.only_keys(e, path, kExpectationKeys);
+  int clauses = 0;
+  if (e.contains("reproduces_within")) ++clauses, c.positive_int(e["reproduces_within"], path + ".reproduces_within");
+  if (e.contains("holds_over")) ++clauses, c.positive_int(e["holds_over"], path + ".holds_over");
+  if (e.contains("outcome")) ++clauses, c.failure_class(e["outcome"], path + ".outcome");
+  if (e.contains("max_rate")) {
+    ++clauses;
+    const auto& r = e["max_rate"];
+    if (!r.is_number() || r.get<double>() < 0 || r.get<double>() > 1)
+      c.add(path + ".max_rate", show(r), "a failure rate from 0 to 1");
+  }
+  if (e.contains("allowed")) {
+    ++clauses;
+    const auto& a = e["allowed"];
+    if (!a.is_array() || a.empty())
+      c.add(path + ".allowed", show(a), "a non-empty array of failure classes");
+    else
+      for (size_t i = 0; i < a.size(); ++i) c.failure_class(a[i], fmt::format("{}.allowed[{}]", path, i));
+  }
+  if (clauses == 0)
+    c.add(path, "no clause", "at least one of reproduces_within, holds_over, outcome, allowed, max_rate");
+  if (e.contains("holds_over") && (e.contains("reproduces_within") || e.contains("outcome") || e.contains("allowed")))
+    c.add(path + ".holds_over", "holds_over together with reproduces_within/outcome",
+          "either a holding or a failing expectation, not both (holds_over allows no failure class)");
+  if (e.contains("why")) c.string(e["why"], path + ".why");
+  if (e.contains("strategies")) {
+    const auto& s = e["strategies"];
+    std::set<std::string> swept;
+    if (doc.contains("strategies") && doc["strategies"].is_array())
+      for (const auto& st : doc["strategies"])
+        if (st.is_object() && st.contains("strategy") && st["strategy"].is_string())
+          swept.insert(st["strategy"].get<std::string>());
+    if (!s.is_array() || s.empty())
+      c.add(path + ".strategies", show(s), "a non-empty array of strategies from $.strategies");
+    else
+      for (size_t i = 0; i < s.size(); ++i)
+        if (!s[i].is_string() || !swept.count(s[i].get<std::string>()))
+          c.add(fmt::format("{}.strategies[{}]", path, i), show(s[i]),
+                fmt::format("a strategy the scenario sweeps ({})", fmt::join(swept, ", ")));
+  }
+  if (e.contains("threads") && c.thread_list(e["threads"], path + ".threads") && doc.contains("threads") &&
+      doc["threads"].is_array()) {
+    for (size_t i = 0; i < e["threads"].size(); ++i) {
+      bool swept = false;
+      for (const auto& t : doc["threads"]) swept |= (t == e["threads"][i]);
+      if (!swept)
+        c.add(fmt::format("{}.threads[{}]", path, i), show(e["threads"][i]), "a thread count from $.threads");
+    }
+  }
+}
+
+// Trials the expectation's matched cells get at full budget, to reject an
+// expectation the budgets can never satisfy (holds_over 500 with 100 trials).
+int64_t matched_budget(const json& doc, const json& e) {
+  int64_t total = 0;
+  const auto seeds = doc.contains("seeds") && doc["seeds"].is_array() ? doc["seeds"].size() : 1;
+  for (const auto& st : doc["strategies"]) {
+    if (!st.is_object() || !st.contains("strategy") || !st.contains("trials")) continue;
+    if (!st["trials"].is_number_integer()) continue;
+    const auto name = st["strategy"].get<std::string>();
+    if (e.contains("strategies") && e["strategies"].is_array() &&
+        std::find(e["strategies"].begin(), e["strategies"].end(), json(name)) == e["strategies"].end())
+      continue;
+    const json& threads = st.contains("threads") ? st["threads"] : doc["threads"];
+    if (!threads.is_array()) continue;
+    for (const auto& t : threads) {
+      if (e.contains("threads") && e["threads"].is_array() &&
+          std::find(e["threads"].begin(), e["threads"].end(), t) == e["threads"].end())
+        continue;
+      total += st["trials"].get<int64_t>() * static_cast<int64_t>(seeds);
+    }
+  }
+  return total;
+}
+
+
+// format, version, name, description, race, and no unknown top-level key.
+void check_identity(Checker& c, const json& doc) {
+  c.only_keys(doc, "$", kTopKeys);
+  if (auto* f = c.require(doc, "$", "format"); f && *f != kScenarioFormat)
+    c.add("$.format", show(*f), fmt::format("\"{}\"", kScenarioFormat));
+  if (auto* v = c.require(doc, "$", "version"); v && *v != kScenarioVersion)
+    c.add("$.version", show(*v), fmt::format("{} (the only version this racelab reads)", kScenarioVersion));
+  if (auto* n = c.require(doc, "$", "name"); n && c.string(*n, "$.name")) {
+    static const std::regex re("^[a-z0-9][a-z0-9_]*$");
+    if (!std::regex_match(n->get<std::string>(), re))
+      c.add("$.name", show(*n), "lower-case letters, digits and _ (it names files and test cases)");
+  }
+  if (auto* d = c.require(doc, "$", "description")) c.string(*d, "$.description");
+  if (doc.contains("race")) c.string(doc["race"], "$.race");
+}
+
+// The workload (as the registry knows it, when a lookup is given) and its knobs.
+const WorkloadInfo* check_workload(Checker& c, const json& doc, const WorkloadLookup& lookup) {
+  const WorkloadInfo* info = nullptr;
+  if (auto* w = c.require(doc, "$", "workload"); w && c.string(*w, "$.workload") && lookup) {
+    info = lookup(w->get<std::string>());
+    if (!info) c.add("$.workload", show(*w), "a registered workload (racelab list shows them)");
+  }
+  if (doc.contains("knobs")) {
+    const auto& k = doc["knobs"];
+    if (!k.is_object())
+      c.add("$.knobs", type_name(k), "an object of workload knobs");
+    else if (info && info->default_knobs.is_object())
+      for (auto it = k.begin(); it != k.end(); ++it)
+        if (!info->default_knobs.contains(it.key())) {
+          std::vector<std::string> names;
+          for (auto d = info->default_knobs.begin(); d != info->default_knobs.end(); ++d) names.push_back(d.key());
+          c.add("$.knobs." + it.key(), "unknown knob \"" + it.key() + "\"",
+                fmt::format("a knob of workload {}: {}", doc["workload"].get<std::string>(), fmt::join(names, ", ")));
+        }
+  }
+  return info;
+}
+
+// threads, seeds, supervised, trial_timeout_s.
+void check_run_options(Checker& c, const json& doc) {
+  if (auto* t = c.require(doc, "$", "threads")) c.thread_list(*t, "$.threads");
+  if (doc.contains("seeds")) {
+    const auto& s = doc["seeds"];
+    if (!s.is_array() || s.empty())
+      c.add("$.seeds", show(s), "a non-empty array of seeds (integers >= 0)");
+    else
+      for (size_t i = 0; i < s.size(); ++i)
+        if (!s[i].is_number_unsigned() && !(s[i].is_number_integer() && s[i].get<int64_t>() >= 0))
+          c.add(fmt::format("$.seeds[{}]", i), show(s[i]), "an integer >= 0");
+  }
+  if (doc.contains("supervised") && !doc["supervised"].is_boolean())
+    c.add("$.supervised", show(doc["supervised"]), "true or false");
+  if (doc.contains("trial_timeout_s") &&
+      (!doc["trial_timeout_s"].is_number() || doc["trial_timeout_s"].get<double>() <= 0))
+    c.add("$.trial_timeout_s", show(doc["trial_timeout_s"]), "a number of seconds > 0");
+}
+
+// The strategies with their budgets.
+void check_strategies(Checker& c, const json& doc, const WorkloadInfo* info) {
+  if (auto* s = c.require(doc, "$", "strategies")) {
+    if (!s->is_array() || s->empty()) {
+      c.add("$.strategies", show(*s), "a non-empty array of {\"strategy\", \"trials\", \"seconds\"}");
+    } else {
+      std::set<std::string> seen;
+      for (size_t i = 0; i < s->size(); ++i) {
+        const auto p = fmt::format("$.strategies[{}]", i);
+        const auto& st = (*s)[i];
+        if (!st.is_object()) {
+          c.add(p, type_name(st), "an object {\"strategy\", \"trials\", \"seconds\"}");
+          continue;
+        }
+        c.only_keys(st, p, kStrategyKeys);
+        if (auto* n = c.require(st, p, "strategy"); n && c.string(*n, p + ".strategy")) {
+          const auto name = n->get<std::string>();
+          if (!catalogue_strategy(name))
+            c.add(p + ".strategy", show(*n), "os, os+jitter[:P] (0 < P <= 1), random, pct:D (D >= 1) or dfs:P (P >= 0)");
+          else if (!seen.insert(name).second)
+            c.add(p + ".strategy", show(*n), "each strategy once");
+          else if (info && info->needs_free_running && !is_free_running(name))
+            c.add(p + ".strategy", show(*n),
+                  "os or os+jitter: workload " + doc["workload"].get<std::string>() + " races only free-running");
+        }
+        if (auto* tr = c.require(st, p, "trials")) c.positive_int(*tr, p + ".trials");
+        if (st.contains("seconds")) c.nonneg_number(st["seconds"], p + ".seconds");
+        if (st.contains("threads")) c.thread_list(st["threads"], p + ".threads");
+      }
+    }
+  }
+}
+
+// The mitigations swept; returns the names listed (valid or not).
+std::vector<std::string> check_mitigations(Checker& c, const json& doc, const WorkloadInfo* info) {
+  std::vector<std::string> mitigations;
+  if (auto* m = c.require(doc, "$", "mitigations")) {
+    if (!m->is_array() || m->empty()) {
+      c.add("$.mitigations", show(*m), "a non-empty array of mitigation names");
+    } else {
+      for (size_t i = 0; i < m->size(); ++i) {
+        const auto p = fmt::format("$.mitigations[{}]", i);
+        if (!c.string((*m)[i], p)) continue;
+        const auto name = (*m)[i].get<std::string>();
+        if (std::find(mitigations.begin(), mitigations.end(), name) != mitigations.end())
+          c.add(p, show((*m)[i]), "each mitigation once");
+        else if (info && std::find(info->mitigations.begin(), info->mitigations.end(), name) == info->mitigations.end())
+          c.add(p, show((*m)[i]),
+                fmt::format("a mitigation of workload {}: {}", doc["workload"].get<std::string>(),
+                            fmt::join(info->mitigations, ", ")));
+        mitigations.push_back(name);
+      }
+    }
+  }
+  return mitigations;
+}
+
+// One expectation per listed mitigation, each well formed and satisfiable at full budget.
+void check_expectations(Checker& c, const json& doc, const std::vector<std::string>& mitigations) {
+  if (auto* e = c.require(doc, "$", "expectations")) {
+    if (!e->is_object()) {
+      c.add("$.expectations", type_name(*e), "an object: mitigation -> expectation");
+    } else {
+      for (const auto& m : mitigations)
+        if (!e->contains(m)) c.add("$.expectations." + m, "nothing", "an expectation for every listed mitigation");
+      for (auto it = e->begin(); it != e->end(); ++it) {
+        const auto p = "$.expectations." + it.key();
+        if (std::find(mitigations.begin(), mitigations.end(), it.key()) == mitigations.end()) {
+          c.add(p, "an expectation for \"" + it.key() + "\"", "a mitigation listed in $.mitigations");
+          continue;
+        }
+        const size_t before = c.problems.size();
+        check_expectation(c, it.value(), p, doc);
+        // Budget sanity only once the document's structure is sound.
+        if (c.problems.size() == before && it->contains("holds_over") && doc.contains("strategies") &&
+            doc["strategies"].is_array() && doc.contains("threads") && doc["threads"].is_array()) {
+          const int64_t budget = matched_budget(doc, it.value());
+          if (budget < it.value()["holds_over"].get<int64_t>())
+            c.add(p + ".holds_over", std::to_string(it.value()["holds_over"].get<int64_t>()),
+                  fmt::format("at most {} (the trials its cells get at full budget)", budget));
+        }
+      }
+    }
+  }
+}
+
+// The optional cost spec.
+void check_cost(Checker& c, const json& doc, const std::vector<std::string>& mitigations) {
+  if (doc.contains("cost")) {
+    const auto& k = doc["cost"];
+    if (!k.is_object()) {
+      c.add("$.cost", type_name(k), "an object {\"metric\", \"ideal\", \"strategy\"}");
+    } else {
+      c.only_keys(k, "$.cost", kCostKeys);
+      if (k.contains("metric")) c.string(k["metric"], "$.cost.metric");
+      if (k.contains("strategy") && c.string(k["strategy"], "$.cost.strategy") &&
+          !catalogue_strategy(k["strategy"].get<std::string>()))
+        c.add("$.cost.strategy", show(k["strategy"]), "a strategy");
+      if (k.contains("ideal") && c.string(k["ideal"], "$.cost.ideal") &&
+          std::find(mitigations.begin(), mitigations.end(), k["ideal"].get<std::string>()) == mitigations.end())
+        c.add("$.cost.ideal", show(k["ideal"]), "a mitigation listed in $.mitigations");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Problem> validate_scenario(const json& doc, const std::string& file, const WorkloadLookup& lookup) {
+  Checker c(file);
+  if (!doc.is_object()) {
+    c.add("$", type_name(doc), "a scenario object");
+    return c.problems;
+  }
+  check_identity(c, doc);
+  const WorkloadInfo* info = check_workload(c, doc, lookup);
+  check_run_options(c, doc);
+  check_strategies(c, doc, info);
+  const std::vector<std::string> mitigations = check_mitigations(c, doc, info);
+  check_expectations(c, doc, mitigations);
+  check_cost(c, doc, mitigations);
+  return c.problems;
+}
+
+}  // namespace racelab::reports
