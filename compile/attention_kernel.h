@@ -17,7 +17,7 @@
 
 namespace trainer::compile {
 
-// The names racelab accepts for --mitigation (design §2.6), in display order.
+// The names racelab accepts for --mitigation (docs/ARCHITECTURE.md, mitigations), in display order.
 const std::vector<std::string>& mitigation_names();
 
 // Process-wide choice of mitigation for every attention call. Call before worker

@@ -1,5 +1,5 @@
 // compile/capture_state.h -- the process-wide capture state of the
-// compile layer, modelled on upstream PyTorch (design §1). LibTorch-free on
+// compile layer, modelled on upstream PyTorch (docs/ARCHITECTURE.md). LibTorch-free on
 // purpose: ThreadSanitizer builds compile this without torch.
 //
 // What lives here, and which upstream object it stands for:

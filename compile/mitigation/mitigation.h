@@ -1,5 +1,5 @@
 // compile/mitigation/mitigation.h -- what users do around torch.compile to
-// survive the capture-flag races (design §1 table, §2.6), as switchable,
+// survive the capture-flag races (docs/ARCHITECTURE.md, mitigations), as switchable,
 // measurable strategies. LibTorch-free.
 //
 //   none               call as is

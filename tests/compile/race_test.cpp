@@ -1,4 +1,4 @@
-// Each race of design §1, forced deterministically with latches at the
+// Each race of docs/ARCHITECTURE.md, forced deterministically with latches at the
 // interleaving points (ScriptController; no sleeps), then every mitigation's
 // verdict on every race under the same forced interleavings, printed as a table.
 #include <gtest/gtest.h>
@@ -197,7 +197,7 @@ TEST(Variants, EagerPathSettingTheFlagAfterTheLockRemovesStuckTrue) {
   EXPECT_EQ(verdict(force("stuck_true", "none", after).result), "holds");
 }
 
-// Expected verdicts under the forced interleavings (design §1 table, and what
+// Expected verdicts under the forced interleavings (the mitigation table of docs/ARCHITECTURE.md, and what
 // each mitigation can and cannot cover).
 const std::map<std::string, std::map<std::string, std::string>>& expected() {
   static const std::map<std::string, std::map<std::string, std::string>> e{

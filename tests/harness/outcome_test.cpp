@@ -1,4 +1,4 @@
-// Every outcome class of design §2.4 is produced by a test, and the priority
+// Every outcome class of docs/ARCHITECTURE.md is produced by a test, and the priority
 // order decides when several apply.
 #include <gtest/gtest.h>
 
