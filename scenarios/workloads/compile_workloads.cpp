@@ -1,4 +1,4 @@
-// The compile layer's micro workloads (trainer/compile/micro_workloads.h) as
+// The compile layer's micro workloads (compile/micro_workloads.h) as
 // racelab::Workloads: direct_leak, stuck_true, transient_false, module_patch,
 // recompile_after_warmup, user_trace_outside_lock, unsync_cache,
 // jit_setting_restore and te_fuser_crash (free running only: it crashes).

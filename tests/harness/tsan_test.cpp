@@ -6,7 +6,7 @@
 //   - ... yet the atomic flag still fails a controlled run (stuck_state):
 //     the lost restore is a logic race TSan cannot see.
 // Run against the test-local t_flag and, when it exists, the compile layer's
-// real flag (trainer/compile/capture_state.{h,cpp}, LibTorch-free).
+// real flag (compile/capture_state.{h,cpp}, LibTorch-free).
 #include <gtest/gtest.h>
 
 #include "engine/cell.h"
