@@ -26,7 +26,12 @@ nlohmann::json with_relative_paths(nlohmann::json report, const std::string& out
     if (field.is_string()) field = relative_to(field.get<std::string>(), dir);
   };
   for (auto& s : report["scenarios"]) {
-    if (s.contains("file")) fix(s["file"]);
+    // A scenario file outside the report's folder (the catalogue) is named by
+    // its file name: the document itself travels in the results header.
+    if (s.contains("file") && s["file"].is_string()) {
+      const std::string rel = relative_to(s["file"].get<std::string>(), dir);
+      s["file"] = rel.rfind("..", 0) == 0 ? fs::path(rel).filename().string() : rel;
+    }
     for (auto& c : s["cells"])
       if (c.contains("first_failure_schedule")) fix(c["first_failure_schedule"]);
     auto& tl = s["timeline"];

@@ -143,6 +143,7 @@ TEST(WriteReports, NamesFilesRelativeToTheReportDirectory) {
   std::ifstream in(files.json);
   const json written = json::parse(in);
   const auto& s = written["scenarios"][0];
+  EXPECT_EQ(s["file"], "toy_leak.json");  // outside the report folder: its name only
   EXPECT_EQ(s["timeline"]["schedule_file"], "../toy.schedule.json");
   EXPECT_EQ(s["timeline"]["original_schedule_file"], "../toy.schedule.json");
   for (const auto& c : s["cells"]) {
