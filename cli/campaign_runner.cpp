@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "cli/flags.h"
+#include "compile/mitigation/mitigation.h"
 #include "engine/cell.h"
 #include "racelab/exit_code.h"
 #include "racelab/workload.h"
@@ -291,6 +292,8 @@ int run_catalogue(bool ci, int argc, char** argv) {
   o.shard = shard;
   o.junit_path = f.junit;
   o.progress = !f.no_progress && ::isatty(2);
+  for (const auto& name : trainer::mitigation::names())
+    o.mitigations.push_back({{"name", name}, {"group", trainer::mitigation::group(trainer::mitigation::parse(name))}});
   auto out = run_campaign(scenarios, o, &racelab::run_cell);
   if (!ci && !f.no_minimize && !out.interrupted && minimize_timelines(out.report)) {
     std::vector<std::string> errors;

@@ -45,6 +45,7 @@ void rebuild(AttentionState& s) {
   rt.reset();
   s.guard = std::make_unique<mitigation::Guard>(s.mitigation);
   s.fn = std::make_unique<CompiledFunction>("masked_attention", masked_attention_fn, rt);
+  mitigation::apply_after_wrappers(s.mitigation, rt);  // the user's fix, applied once torch.compile has run
 }
 
 }  // namespace

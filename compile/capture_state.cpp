@@ -12,6 +12,17 @@ namespace {
 std::atomic<uint64_t> g_next_runtime_id{1};
 thread_local CaptureRuntime* t_runtime_override = nullptr;
 
+// torch.fx._symbolic_trace itself: its flag is the runtime's.
+class RealFlagModule : public FlagModule {
+ public:
+  explicit RealFlagModule(const CaptureRuntime* rt) : rt_(rt) {}
+  bool flag() const override { return rt_->read_flag(); }
+  std::string describe() const override { return "torch.fx._symbolic_trace (the real module)"; }
+
+ private:
+  const CaptureRuntime* rt_;
+};
+
 [[noreturn]] void bad_variant(const std::string& field, const std::string& value, const char* expected) {
   throw std::invalid_argument("compile variant '" + field + "': got '" + value + "', expected " + expected);
 }
@@ -108,7 +119,11 @@ struct CaptureRuntime::ThreadState {
   std::shared_ptr<ModuleCallRecorder> patch;
 };
 
-CaptureRuntime::CaptureRuntime(Variants variants) : variants_(variants), id_(g_next_runtime_id++) {}
+CaptureRuntime::CaptureRuntime(Variants variants)
+    : variants_(variants),
+      id_(g_next_runtime_id++),
+      real_module_(std::make_shared<RealFlagModule>(this)),
+      installed_module_(real_module_) {}
 
 CaptureRuntime& CaptureRuntime::process() {
   static CaptureRuntime* rt = new CaptureRuntime();  // never destroyed: threads may outlive main
@@ -175,6 +190,8 @@ void CaptureRuntime::reset() {
   flag_atomic_.store(false);
   std::atomic_store(&patch_, std::shared_ptr<ModuleCallRecorder>());
   this_thread() = ThreadState{};
+  installed_module_ = real_module_;
+  predicate_patched_ = false;
   counters_.entry_checks = 0;
   counters_.nested_errors = 0;
   counters_.silent_fallbacks = 0;
@@ -192,12 +209,15 @@ ScopedRuntime::~ScopedRuntime() { t_runtime_override = previous_; }
 // ---- EntryCheck --------------------------------------------------------------
 
 EntryCheck::EntryCheck(CaptureRuntime* runtime, bool error_on_nested)
-    : runtime_(runtime), error_on_nested_(error_on_nested) {}
+    : runtime_(runtime), error_on_nested_(error_on_nested), globals_(runtime->installed_module()) {}
 
 EntryCheck::Verdict EntryCheck::run(const std::string& function) const {
   racelab::point(points::kEntryCheck);
   runtime_->counters().entry_checks++;
-  if (!runtime_->read_flag() || runtime_->compiling_depth() > 0) return Verdict::kCompiled;
+  // is_fx_tracing(): the flag of the module bound at construction, unless the
+  // predicate itself was patched to return false.
+  const bool tracing = !runtime_->predicate_patched() && globals_->flag();
+  if (!tracing || runtime_->compiling_depth() > 0) return Verdict::kCompiled;
   if (error_on_nested_) {
     runtime_->counters().nested_errors++;
     throw NestedCaptureError(function);

@@ -14,6 +14,10 @@
 //                           function (eval_frame `_fn`): runs on cache hits too,
 //                           outside the lock, and is bound when the wrapper is made
 //   - the module-call patch the FX tracer's process-wide patch of Module.__call__
+//   - FlagModule            the module object that owns the flag, as
+//                           sys.modules['torch.fx._symbolic_trace'] names it; the
+//                           check reads the flag through the module it was bound
+//                           to (its function's __globals__), not by name
 //
 // Every upstream design choice that matters to a race is a named Variant; the
 // defaults are upstream's. A CaptureRuntime is one copy of all that global state:
@@ -98,9 +102,31 @@ struct CaptureSnapshot {
 
 class CaptureRuntime;
 
+// The module that owns the capture flag. Upstream, is_fx_tracing() reads
+// `_is_fx_tracing_flag` as a bare name through its function's __globals__: the
+// dictionary of the module it was defined in, fixed when the function was made.
+// Replacing sys.modules['torch.fx._symbolic_trace'] with a shim afterwards
+// changes what a lookup BY NAME finds, never what that function reads.
+class FlagModule {
+ public:
+  virtual ~FlagModule() = default;
+  virtual bool flag() const = 0;
+  virtual std::string describe() const = 0;
+};
+
+// The shim users install (the module_shim mitigation): its flag is always false.
+class AlwaysFalseFlagModule : public FlagModule {
+ public:
+  bool flag() const override { return false; }
+  std::string describe() const override { return "a shim module whose _is_fx_tracing_flag is always False"; }
+};
+
 // The entry check, bound when the wrapper is made: it copies the
 // error_on_nested_capture setting at that moment (upstream binds the config
-// into the wrapper's closure; patching it later affects new wrappers only).
+// into the wrapper's closure; patching it later affects new wrappers only), and
+// the flag's module installed at that moment (the check function's __globals__).
+// The predicate itself is looked up at every call, so patching it to return
+// false (patch_check) reaches wrappers made before the patch.
 class EntryCheck {
  public:
   enum class Verdict { kCompiled, kFallback };
@@ -110,10 +136,13 @@ class EntryCheck {
   // compiling, and the bound setting says error.
   Verdict run(const std::string& function) const;
   bool error_on_nested() const { return error_on_nested_; }
+  // The module whose flag this check reads (the one installed when it was made).
+  const FlagModule& globals() const { return *globals_; }
 
  private:
   CaptureRuntime* runtime_;
   bool error_on_nested_;
+  std::shared_ptr<const FlagModule> globals_;
 };
 
 class CaptureRuntime {
@@ -140,6 +169,20 @@ class CaptureRuntime {
 
   racelab::RecursiveMutex& compile_lock() { return compile_lock_; }
 
+  // What sys.modules['torch.fx._symbolic_trace'] names: the runtime's own
+  // module (it reads read_flag()) until a shim replaces it. Wrappers made
+  // earlier keep the module they were bound to. Change only with no worker
+  // thread running; reset() puts the real module back.
+  std::shared_ptr<const FlagModule> installed_module() const { return installed_module_; }
+  void install_module(std::shared_ptr<const FlagModule> module) { installed_module_ = std::move(module); }
+  const FlagModule& real_module() const { return *real_module_; }
+
+  // patch_check: the check's predicate (is_fx_tracing) replaced by one that
+  // returns false. Looked up at every call, by every wrapper. Change only with
+  // no worker thread running; reset() undoes it.
+  void patch_predicate(bool returns_false) { predicate_patched_ = returns_false; }
+  bool predicate_patched() const { return predicate_patched_; }
+
   // Compiles running in this thread (upstream: "are we compiling?").
   int compiling_depth() const;
   class CompilingScope {
@@ -161,8 +204,9 @@ class CaptureRuntime {
   const CaptureCounters& counters() const { return counters_; }
 
   CaptureSnapshot snapshot() const;
-  // Flag false, no patch, counters zero, this thread's thread-local state clear.
-  // Variants and error_on_nested_capture are kept.
+  // Flag false, no patch, counters zero, this thread's thread-local state clear,
+  // the real flag module installed, the predicate unpatched. Variants and
+  // error_on_nested_capture are kept.
   void reset();
 
  private:
@@ -177,6 +221,9 @@ class CaptureRuntime {
   std::shared_ptr<ModuleCallRecorder> patch_;  // accessed with std::atomic_load/store
   CaptureCounters counters_;
   uint64_t id_;                           // keys thread-local state (addresses get reused)
+  std::shared_ptr<const FlagModule> real_module_;
+  std::shared_ptr<const FlagModule> installed_module_;
+  bool predicate_patched_ = false;
 };
 
 // The runtime of the calling thread: process() unless inside a ScopedRuntime.

@@ -61,7 +61,7 @@ struct MicroResult {
 
 const std::vector<std::string>& micro_workload_names();
 std::string micro_workload_description(const std::string& workload);
-// The mitigations a workload accepts (all nine unless a mitigation cannot be
+// The mitigations a workload accepts (every one unless a mitigation cannot be
 // honestly modelled for it inside one process).
 std::vector<std::string> micro_workload_mitigations(const std::string& workload);
 // Per-workload default knobs that differ from MicroConfig's (e.g. unsync_cache

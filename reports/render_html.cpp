@@ -28,7 +28,7 @@ h1{font-size:24px;margin:0 0 4px} h2{font-size:19px;margin:36px 0 6px;border-bot
 h3{font-size:15px;margin:18px 0 6px} .meta{color:#56606a} .warn{background:#fff3cd;padding:6px 10px;border-radius:4px}
 table{border-collapse:collapse;margin:8px 0} th,td{border:1px solid #dde2e6;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f3f5f7;font-weight:600} td.fails{background:#fbe3e0} td.holds{background:#e3f4ea} td.silent{background:#fdf0d5}
-td.nodata{color:#9aa3ab} .mark{font-weight:700;margin-left:4px} .pass{color:#2e8b57} .fail{color:#c0392b} .incomplete{color:#8a6d00}
+td.nodata{color:#9aa3ab} tr.group th{text-align:left;font-style:italic;background:#eef1f4} .mark{font-weight:700;margin-left:4px} .pass{color:#2e8b57} .fail{color:#c0392b} .incomplete{color:#8a6d00}
 .small{font-size:12px;color:#56606a} .scroll{overflow-x:auto;border:1px solid #eef1f3;padding:4px}
 svg text{font:11px system-ui,sans-serif;fill:#1d2329} code{background:#f3f5f7;padding:1px 4px;border-radius:3px;word-break:break-all}
 .charts{display:flex;flex-wrap:wrap;gap:24px}
@@ -267,7 +267,16 @@ std::string render_html(const json& report) {
   for (const auto& s : report["scenarios"])
     h += fmt::format("<th><a href=\"#{}\">{}</a></th>", anchor(s["name"]), xml_escape(s["race"]));
   h += "</tr>\n";
+  const json groups = report["verdict_table"].value("groups", json::object());
+  std::string group;  // of the previous row
   for (const auto& name : report["verdict_table"]["mitigations"]) {
+    // A label row where a group starts ("what people try first") and where it ends.
+    const std::string g = groups.value(name.get<std::string>(), "");
+    if (g != group) {
+      h += fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>\n", report["scenarios"].size() + 1,
+                       xml_escape(g.empty() ? "other mitigations" : g));
+      group = g;
+    }
     h += "<tr><th>" + xml_escape(name) + "</th>";
     for (const auto& s : report["scenarios"]) {
       const json* m = nullptr;

@@ -72,7 +72,17 @@ std::string render_markdown(const json& report) {
   md += "\n|---|";
   for (size_t i = 0; i < report["scenarios"].size(); ++i) md += "---|";
   md += "\n";
+  const json groups = report["verdict_table"].value("groups", json::object());
+  std::string group;  // of the previous row
   for (const auto& name : report["verdict_table"]["mitigations"]) {
+    // A label row where a group starts ("what people try first") and where it ends.
+    const std::string g = groups.value(name.get<std::string>(), "");
+    if (g != group) {
+      md += "| **" + md_escape(g.empty() ? "other mitigations" : g) + "** |";
+      for (size_t i = 0; i < report["scenarios"].size(); ++i) md += " |";
+      md += "\n";
+      group = g;
+    }
     md += "| " + name.get<std::string>() + " |";
     for (const auto& s : report["scenarios"]) {
       const json* m = find_mitigation(s, name);

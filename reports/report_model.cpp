@@ -25,13 +25,6 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string>& canonical_mitigations() {
-  static const std::vector<std::string> order = {"none",           "lock_first_call", "compile_lock_only",
-                                                 "global_lock",    "rw_lock",         "precompile",
-                                                 "isolate_thread", "isolate_process", "disable_check"};
-  return order;
-}
-
 std::string now_utc() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -59,6 +52,7 @@ struct Campaign {
   double scale = 1.0;
   std::string mode = "compare";
   std::vector<Scenario> scenarios;
+  json mitigations = json::array();  // the header's [{"name", "group"}], display order
   json shards = json::array();
   std::vector<PlannedCell> plan;
 };
@@ -78,6 +72,8 @@ Campaign read_campaign(const ResultsData& data) {
           data.headers[0].value("shard", json()).dump(), c.scale, c.mode));
     }
     c.shards.push_back(h.value("shard", json::array({1, 1})));
+    if (c.mitigations.empty() && h.contains("mitigations") && h["mitigations"].is_array())
+      c.mitigations = h["mitigations"];
     for (const auto& doc : h.value("scenarios", json::array())) {
       const std::string file = doc.value("__file", doc.value("name", "?"));
       json clean = doc;
@@ -311,19 +307,27 @@ json timeline_json(const Scenario& s, const ResultsData& data, const std::string
   return timeline;
 }
 
-// The verdict table's rows: mitigations in the canonical order, then any other.
-json verdict_table(const std::vector<Scenario>& scenarios) {
-  std::vector<std::string> rows;
-  for (const auto& m : canonical_mitigations())
+// The verdict table's rows: mitigations in the header's display order (the
+// compile layer's one list), then any other in scenario order; and the group
+// of each row that has one ("what people try first").
+json verdict_table(const std::vector<Scenario>& scenarios, const json& catalogue) {
+  auto swept = [&](const std::string& m) {
     for (const auto& s : scenarios)
-      if (std::find(s.mitigations.begin(), s.mitigations.end(), m) != s.mitigations.end()) {
-        rows.push_back(m);
-        break;
-      }
+      if (std::find(s.mitigations.begin(), s.mitigations.end(), m) != s.mitigations.end()) return true;
+    return false;
+  };
+  std::vector<std::string> rows;
+  json groups = json::object();
+  for (const auto& m : catalogue) {
+    const std::string name = m.value("name", "");
+    if (name.empty() || !swept(name)) continue;
+    rows.push_back(name);
+    if (!m.value("group", "").empty()) groups[name] = m["group"];
+  }
   for (const auto& s : scenarios)
     for (const auto& m : s.mitigations)
       if (std::find(rows.begin(), rows.end(), m) == rows.end()) rows.push_back(m);
-  return {{"mitigations", rows}};
+  return {{"mitigations", rows}, {"groups", groups}};
 }
 
 }  // namespace
@@ -383,7 +387,7 @@ nlohmann::json build_report(const ResultsData& data) {
   }
   report["scenarios"] = sj;
   report["expectations"] = {{"total", total}, {"passed", passed}, {"failed", failed}, {"incomplete", incomplete}};
-  report["verdict_table"] = verdict_table(c.scenarios);
+  report["verdict_table"] = verdict_table(c.scenarios, c.mitigations);
   return report;
 }
 

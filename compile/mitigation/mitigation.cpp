@@ -12,10 +12,22 @@ std::atomic<uint64_t> g_next_guard{1};
 }
 
 const std::vector<std::string>& names() {
-  static const std::vector<std::string> n{"none",       "lock_first_call", "compile_lock_only",
-                                          "global_lock", "rw_lock",         "precompile",
-                                          "isolate_thread", "isolate_process", "disable_check"};
+  static const std::vector<std::string> n{"none",        "lock_first_call", "module_shim",    "patch_check",
+                                          "disable_check", "compile_lock_only", "global_lock", "rw_lock",
+                                          "precompile",  "isolate_thread",  "isolate_process"};
   return n;
+}
+
+const char* group(Mitigation m) {
+  switch (m) {
+    case Mitigation::kLockFirstCall:
+    case Mitigation::kModuleShim:
+    case Mitigation::kPatchCheck:
+    case Mitigation::kDisableCheck:
+      return kTriedFirst;
+    default:
+      return "";
+  }
 }
 
 Mitigation parse(const std::string& s) {
@@ -34,6 +46,11 @@ void configure_runtime(Mitigation m, compile::CaptureRuntime& rt) {
   if (m == Mitigation::kIsolateThread) v.flag_scope = compile::FlagScope::kThreadLocal;
   rt.set_variants(v);
   rt.set_error_on_nested_capture(m != Mitigation::kDisableCheck);
+}
+
+void apply_after_wrappers(Mitigation m, compile::CaptureRuntime& rt) {
+  if (m == Mitigation::kModuleShim) rt.install_module(std::make_shared<compile::AlwaysFalseFlagModule>());
+  if (m == Mitigation::kPatchCheck) rt.patch_predicate(true);
 }
 
 Guard::Guard(Mitigation m) : m_(m), id_(g_next_guard++) {}
@@ -73,7 +90,7 @@ void Guard::run(const std::function<bool()>& will_compile, const std::function<v
         call();
       }
       return;
-    default:  // none, precompile, isolate_*, disable_check act elsewhere
+    default:  // none, module_shim, patch_check, disable_check, precompile, isolate_* act elsewhere
       call();
       return;
   }

@@ -98,7 +98,7 @@ CampaignOutcome run_campaign(const std::vector<Scenario>& scenarios, const Campa
     d["__file"] = s.file;
     docs.push_back(d);
   }
-  const json header = {{"format", kResultsFormat},
+  json header = {{"format", kResultsFormat},
                        {"version", kResultsVersion},
                        {"racelab_version", RACELAB_VERSION},
                        {"mode", options.mode},
@@ -107,6 +107,7 @@ CampaignOutcome run_campaign(const std::vector<Scenario>& scenarios, const Campa
                        {"cells_in_shard", cells.size()},
                        {"cells_planned", all.size()},
                        {"scenarios", docs}};
+  if (!options.mitigations.empty()) header["mitigations"] = options.mitigations;
 
   CampaignOutcome out;
   out.cells = cells.size();

@@ -37,6 +37,11 @@ struct CampaignOptions {
   std::string junit_path;        // empty: no JUnit
   bool progress = false;         // a live progress line on stderr
   double report_interval_s = 2;  // minimum seconds between report rewrites
+  // Every mitigation name in display order, each with its report group ("" for
+  // none): [{"name": .., "group": ..}, ..]. Written into the results header so
+  // a report (and a merge) needs no other input; the caller passes the compile
+  // layer's list (reports may not include it). Empty: rows in scenario order.
+  nlohmann::json mitigations = nlohmann::json::array();
 };
 
 struct CampaignOutcome {

@@ -45,7 +45,12 @@ TEST(Config, VariantsParseByNameWithClearErrors) {
 
 TEST(Config, MitigationsParseByNameWithClearErrors) {
   for (const auto& n : mitigation::names()) EXPECT_EQ(mitigation::name(mitigation::parse(n)), n);
-  EXPECT_EQ(mitigation::names().size(), 9u);
+  EXPECT_EQ(mitigation::names().size(), 11u);
+  // The four fixes people try first, as the report groups them.
+  std::vector<std::string> first;
+  for (const auto& n : mitigation::names())
+    if (std::string(mitigation::group(mitigation::parse(n))) == mitigation::kTriedFirst) first.push_back(n);
+  EXPECT_EQ(first, (std::vector<std::string>{"lock_first_call", "module_shim", "patch_check", "disable_check"}));
   EXPECT_NE(error_of([] { mitigation::parse("lock_everything"); })
                 .find("unknown mitigation 'lock_everything', expected one of: none, lock_first_call"),
             std::string::npos);
@@ -76,6 +81,64 @@ TEST(Config, AttentionMitigationStartsFromUpstreamDefaults) {
   EXPECT_FALSE(CaptureRuntime::process().error_on_nested_capture());
   set_attention_mitigation("none");
   EXPECT_TRUE(CaptureRuntime::process().error_on_nested_capture());
+}
+
+// module_shim: a wrapper binds the flag's module when it is made (its check's
+// __globals__). A shim installed afterwards is what a lookup by name finds, but
+// the existing wrapper still reads the real flag and raises; only a wrapper
+// made after the shim reads the shim.
+TEST(ModuleShim, WrappersMadeBeforeTheShimKeepReadingTheRealFlag) {
+  CaptureRuntime rt;
+  CompiledFunction before("masked_attention", masked_attention_fn, rt);
+  mitigation::apply_after_wrappers(mitigation::Mitigation::kModuleShim, rt);
+  EXPECT_NE(rt.installed_module().get(), &rt.real_module());
+  EXPECT_FALSE(rt.installed_module()->flag());
+  EXPECT_EQ(&before.entry_check().globals(), &rt.real_module());
+  CompiledFunction after("masked_attention", masked_attention_fn, rt);
+  EXPECT_EQ(&after.entry_check().globals(), rt.installed_module().get());
+
+  auto a = std::vector<at::Tensor>{at::randn({1, 2, 4, 4}), at::randn({1, 2, 4, 4}), at::randn({1, 2, 4, 4}),
+                                   at::ones({4, 4}, at::kBool)};
+  rt.write_flag(true);  // as a capture in another thread would
+  EXPECT_NE(error_of([&] { before(a); }).find("Detected that you are using FX to symbolically trace"),
+            std::string::npos);
+  EXPECT_EQ(error_of([&] { after(a); }), "");
+  rt.reset();  // the real module again
+  EXPECT_EQ(rt.installed_module().get(), &rt.real_module());
+}
+
+// patch_check: the predicate is looked up at every call, so patching it after
+// the wrappers exist silences every wrapper -- no error, no fallback: the call
+// runs compiled while another capture holds the flag.
+TEST(PatchCheck, ThePatchedPredicateSilencesExistingWrappers) {
+  CaptureRuntime rt;
+  CompiledFunction fn("masked_attention", masked_attention_fn, rt);
+  auto a = std::vector<at::Tensor>{at::randn({1, 2, 4, 4}), at::randn({1, 2, 4, 4}), at::randn({1, 2, 4, 4}),
+                                   at::ones({4, 4}, at::kBool)};
+  rt.write_flag(true);
+  EXPECT_THROW(fn(a), NestedCaptureError);
+  mitigation::apply_after_wrappers(mitigation::Mitigation::kPatchCheck, rt);
+  EXPECT_TRUE(rt.predicate_patched());
+  std::vector<at::Tensor> out;
+  EXPECT_EQ(error_of([&] { out = fn(a); }), "");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(at::allclose(out[0], eager_masked_attention(a[0], a[1], a[2], a[3]), 1e-4, 1e-5));
+  EXPECT_EQ(rt.counters().silent_fallbacks, 0);
+  EXPECT_TRUE(rt.read_flag());  // the flag itself is untouched: the lost restore stays visible
+  rt.reset();
+  EXPECT_FALSE(rt.predicate_patched());
+}
+
+// The trainer's attention applies both after its wrapper is made.
+TEST(Config, AttentionMitigationAppliesTheShimAndThePatchAfterTheWrapper) {
+  set_attention_mitigation("module_shim");
+  EXPECT_NE(CaptureRuntime::process().installed_module().get(), &CaptureRuntime::process().real_module());
+  EXPECT_FALSE(CaptureRuntime::process().predicate_patched());
+  set_attention_mitigation("patch_check");
+  EXPECT_EQ(CaptureRuntime::process().installed_module().get(), &CaptureRuntime::process().real_module());
+  EXPECT_TRUE(CaptureRuntime::process().predicate_patched());
+  set_attention_mitigation("none");
+  EXPECT_FALSE(CaptureRuntime::process().predicate_patched());
 }
 
 TEST(Precompile, FreezeTurnsANewShapeIntoAnError) {

@@ -29,6 +29,46 @@ TEST(Markdown, HasTheVerdictTableWithOneRowPerMitigation) {
   EXPECT_NE(md.find("Expectations: 3 passed, 0 failed, 0 incomplete"), std::string::npos);
 }
 
+// The header's mitigation catalogue orders the rows and groups "what people
+// try first"; without it (older results files) rows follow the scenario.
+ResultsData with_catalogue(const std::string& dir) {
+  ResultsData d = toy_results(dir);
+  d.headers[0]["mitigations"] = json::array({{{"name", "none"}, {"group", ""}},
+                                             {{"name", "disable_check"}, {"group", "what people try first"}},
+                                             {{"name", "global_lock"}, {"group", ""}}});
+  return d;
+}
+
+TEST(Markdown, VerdictRowsFollowTheCatalogueAndGroupWhatPeopleTryFirst) {
+  const auto dir = make_temp_dir();
+  const json r = build_report(with_catalogue(dir));
+  EXPECT_EQ(r["verdict_table"]["mitigations"], json::array({"none", "disable_check", "global_lock"}));
+  EXPECT_EQ(r["verdict_table"]["groups"], json({{"disable_check", "what people try first"}}));
+  const std::string md = render_markdown(r);
+  const size_t none = md.find("| none |"), group = md.find("| **what people try first** |"),
+               off = md.find("| disable_check |"), rest = md.find("| **other mitigations** |"),
+               lock = md.find("| global_lock |");
+  ASSERT_NE(group, std::string::npos) << md;
+  ASSERT_NE(rest, std::string::npos) << md;
+  EXPECT_LT(none, group);
+  EXPECT_LT(group, off);
+  EXPECT_LT(off, rest);
+  EXPECT_LT(rest, lock);
+
+  const std::string old = render_markdown(build_report(toy_results(dir)));
+  EXPECT_EQ(old.find("what people try first"), std::string::npos);
+  EXPECT_LT(old.find("| global_lock |"), old.find("| disable_check |"));  // the scenario's order
+}
+
+TEST(Html, VerdictTableGroupsWhatPeopleTryFirst) {
+  const auto dir = make_temp_dir();
+  const std::string html = render_html(build_report(with_catalogue(dir)));
+  const size_t group = html.find("<tr class=\"group\"><th colspan=\"2\">what people try first</th></tr>");
+  ASSERT_NE(group, std::string::npos);
+  EXPECT_LT(group, html.find("<tr><th>disable_check</th>"));
+  EXPECT_LT(html.find("<tr><th>disable_check</th>"), html.find(">other mitigations</th>"));
+}
+
 TEST(JUnit, OneTestCasePerExpectationAndFailuresCarryTheMeasurement) {
   const auto dir = make_temp_dir();
   auto data = toy_results(dir);
