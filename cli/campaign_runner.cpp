@@ -49,11 +49,6 @@ WorkloadLookup registry_lookup() {
   };
 }
 
-std::string default_catalogue() {
-  if (fs::is_directory("scenarios")) return "scenarios";
-  return std::string(RACELAB_SOURCE_DIR) + "/scenarios";
-}
-
 struct RunFlags {
   std::vector<std::string> paths;
   std::string out;
@@ -168,6 +163,11 @@ std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags
 }
 
 }  // namespace
+
+std::string default_catalogue() {
+  if (fs::is_directory("scenarios")) return "scenarios";
+  return std::string(RACELAB_SOURCE_DIR) + "/scenarios";
+}
 
 std::vector<Scenario> load_catalogue(const std::vector<std::string>& paths, int* rc) {
   std::vector<Problem> problems;

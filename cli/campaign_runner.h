@@ -15,6 +15,10 @@
 
 namespace racelab::cli {
 
+// The catalogue a command uses when given none: ./scenarios when it exists,
+// else the source tree's.
+std::string default_catalogue();
+
 // Loads and validates scenario files or directories against the registered
 // workloads. Prints every problem; sets *rc to kExitBadInput on any problem or
 // when nothing was given.

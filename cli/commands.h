@@ -24,6 +24,7 @@ int compare_command(int argc, char** argv);
 int ci_command(int argc, char** argv);
 int merge_command(int argc, char** argv);
 int chrome_trace_command(int argc, char** argv);
+int explain_command(int argc, char** argv);  // error message -> scenarios, mitigations that hold
 
 // The drafter trainer.
 int train_command(int argc, char** argv);

@@ -32,6 +32,8 @@ constexpr Command kCommands[] = {
     {"ci", "Run scenario expectations as regression checks (JUnit; exit 0 = all hold)", &cli::ci_command},
     {"merge", "Merge sharded campaign results into one report", &cli::merge_command},
     {"chrome-trace", "Export a schedule as Chrome trace JSON for Perfetto", &cli::chrome_trace_command},
+    {"explain", "From an error message to the scenarios that reproduce it and the mitigations that hold",
+     &cli::explain_command},
     {"train", "Train drafters for a target LM and evaluate speculative decoding", &cli::train_command},
     {"train-target", "Train (or evaluate) the target language model", &cli::train_target_command},
     {"bench", "Benchmarks: scheduling cost, time to reproduce, mitigation cost, scaling", &cli::bench_command},

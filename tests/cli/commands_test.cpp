@@ -45,7 +45,7 @@ TEST(Commands, TheTableListsEveryKnownCommand) {
   const auto names = command_table();
   // A floor, not the list: the table is the list.
   for (const char* expected : {"run", "reproduce", "replay", "minimize", "compare", "ci", "merge", "validate",
-                               "chrome-trace", "train", "train-target", "bench", "list", "version", "__worker"})
+                               "chrome-trace", "explain", "train", "train-target", "bench", "list", "version", "__worker"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
 }
 

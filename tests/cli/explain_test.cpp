@@ -1,0 +1,142 @@
+// `racelab explain`: every known message is recognised inside surrounding
+// text, the mitigations that hold come from the scenario files (a changed
+// file changes the answer), an unknown message exits 1 with "not known", and
+// the FX message can be found by grepping the repository.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kFx = "Detected that you are using FX to symbolically trace a dynamo-optimized function";
+
+struct Result {
+  int code = -1;
+  std::string output;
+};
+
+// Runs racelab with `args`, each passed as one shell word.
+Result racelab(const std::vector<std::string>& args) {
+  std::string cmd = RACELAB_EXE;
+  for (const auto& a : args) {
+    std::string q = "'";
+    for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    cmd += " " + q + "'";
+  }
+  cmd += " 2>&1";
+  Result r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::string source(const std::string& rel) { return std::string(RACELAB_SOURCE_DIR) + "/" + rel; }
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// "mitigations that hold: a, b" as explain must print it for a scenario file.
+std::string holds_line(const json& doc) {
+  std::string holds;
+  for (const auto& m : doc["mitigations"])
+    if (doc["expectations"][m.get<std::string>()].contains("holds_over"))
+      holds += (holds.empty() ? "" : ", ") + m.get<std::string>();
+  return "mitigations that hold: " + holds;
+}
+
+TEST(Explain, TheFxMessageInsideATracebackLineNamesItsScenariosAndWhatHolds) {
+  const Result r = racelab({"explain", "  File \"train.py\", line 88, in step\nRuntimeError: " + kFx +
+                                           ". This is not\n   supported at the moment."});
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("known message: fx_nested_trace"), std::string::npos) << r.output;
+  for (const char* s : {"direct_leak", "stuck_true", "trainer"}) {
+    const json doc = json::parse(read(source(std::string("scenarios/") + s + ".json")));
+    EXPECT_NE(r.output.find(std::string("  ") + s + " ("), std::string::npos) << s << "\n" << r.output;
+    EXPECT_NE(r.output.find(holds_line(doc)), std::string::npos) << holds_line(doc) << "\n" << r.output;
+  }
+  EXPECT_NE(r.output.find("module_shim (error)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("walkthrough: docs/WALKTHROUGH.md"), std::string::npos) << r.output;
+}
+
+TEST(Explain, WhatHoldsIsReadFromTheScenarioFiles) {
+  // A catalogue where only isolate_process holds against the direct leak.
+  const fs::path dir = fs::temp_directory_path() / ("racelab-explain-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  json doc = json::parse(read(source("scenarios/direct_leak.json")));
+  for (auto& [name, e] : doc["expectations"].items()) {
+    if (name == "isolate_process" || !e.contains("holds_over")) continue;
+    const std::string why = e.value("why", "");
+    e = {{"outcome", "error"}, {"why", why}};
+  }
+  std::ofstream(dir / "direct_leak.json") << doc.dump(2);
+  const Result r = racelab({"explain", "--scenarios", dir.string(), kFx});
+  fs::remove_all(dir);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("mitigations that hold: isolate_process\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("global_lock (error)"), std::string::npos) << r.output;
+  // Scenarios the message names but the catalogue lacks are said to be missing.
+  EXPECT_NE(r.output.find("stuck_true: not in this catalogue yet"), std::string::npos) << r.output;
+}
+
+TEST(Explain, EveryKnownMessageIsRecognisedInSurroundingText) {
+  const std::vector<std::pair<std::string, std::string>> pasted{
+      {"fx_nested_trace", "E   RuntimeError: " + kFx + ". This is not supported at the moment."},
+      {"new_patcher_assertion",
+       "  File \"/usr/lib/python3/dist-packages/torch/fx/_symbolic_trace.py\", line 712, in _new_patcher"},
+      {"module_not_installed", "NameError: name '__compiled_fn_3' is not defined"},
+      {"cuda_capture_unsupported",
+       "RuntimeError: CUDA error: operation not permitted when stream is capturing\nCUDA kernel errors ..."},
+      {"cuda_capture_invalidated",
+       "RuntimeError: CUDA error: operation failed due to a previous error during capture"},
+  };
+  for (const auto& [id, text] : pasted) {
+    const Result r = racelab({"explain", text});
+    EXPECT_EQ(r.code, 0) << id << "\n" << r.output;
+    EXPECT_NE(r.output.find("known message: " + id), std::string::npos) << id << "\n" << r.output;
+  }
+  // Several words instead of one quoted argument work too.
+  const Result words = racelab({"explain", "operation", "not", "permitted", "when", "stream", "is", "capturing"});
+  EXPECT_EQ(words.code, 0) << words.output;
+  EXPECT_NE(words.output.find("cuda_graph_capture"), std::string::npos) << words.output;
+}
+
+TEST(Explain, AnUnknownMessageIsNotKnownAndExits1) {
+  for (const std::string text : {"Segmentation fault (core dumped)", "NameError: name 'lenght' is not defined"}) {
+    const Result r = racelab({"explain", text});
+    EXPECT_EQ(r.code, 1) << text << "\n" << r.output;
+    EXPECT_NE(r.output.find("not known"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(racelab({"explain"}).code, 2);
+}
+
+TEST(Explain, TheFxMessageIsGreppableInTheRepository) {
+  for (const char* file : {"cli/known_messages.cpp", "docs/WALKTHROUGH.md"})
+    EXPECT_NE(read(source(file)).find(kFx), std::string::npos) << file;
+  EXPECT_NE(read(source("README.md")).find("docs/WALKTHROUGH.md"), std::string::npos);
+  // The anchor the _new_patcher and NameError entries link to.
+  EXPECT_NE(read(source("docs/WALKTHROUGH.md")).find("\n## 4. Try the three fixes people try first\n"),
+            std::string::npos);
+}
+
+}  // namespace
