@@ -58,9 +58,12 @@ void read_results(const std::string& path, ResultsData* data) {
     json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
     const bool trial_line = j.is_object() && j.contains("trial") && j.size() == 2 && j.contains("cell_seed");
     if (j.is_discarded() || !j.is_object() || (j.size() != 1 && !trial_line)) {
-      // Only the last line can be torn by a kill; anything else is corruption,
-      // but a report of the rest is still more useful than none.
-      data->warnings.push_back(fmt::format("{}:{}: skipped a line that is not a results record", path, lineno));
+      // Only the last line can be torn by a kill (it has no newline: getline
+      // hit the end of the file); anything else is corruption, but a report of
+      // the rest is still more useful than none.
+      data->warnings.push_back(
+          in.eof() ? fmt::format("{}:{}: skipped a torn last line (its writer was killed mid-line)", path, lineno)
+                   : fmt::format("{}:{}: skipped a line that is not a results record", path, lineno));
       continue;
     }
     if (!saw_header) {

@@ -1,5 +1,8 @@
 // racelab/atomic_file.h and racelab/jsonl.h: the files every layer writes.
+#include <sys/resource.h>
 #include <sys/stat.h>
+
+#include <csignal>
 
 #include <cstdlib>
 #include <filesystem>
@@ -20,6 +23,28 @@ std::string temp_dir() {
   if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   return templ;
 }
+
+// A full disk without a mount: writes past `bytes` fail with EFBIG (after a
+// short write for the one that crosses the limit), as they fail with ENOSPC on
+// a full file system. Process-wide while it lives.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &old_);
+    old_xfsz_ = std::signal(SIGXFSZ, SIG_IGN);  // else the process dies instead of getting EFBIG
+    rlimit lim = old_;
+    lim.rlim_cur = bytes;
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &old_);
+    std::signal(SIGXFSZ, old_xfsz_);
+  }
+
+ private:
+  rlimit old_{};
+  void (*old_xfsz_)(int) = nullptr;
+};
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -71,6 +96,51 @@ TEST(AtomicFile, AFailedRenameKeepsTheOldFileAndRemovesTheTemporary) {
   }
   EXPECT_TRUE(fs::is_directory(path + "/inside"));
   EXPECT_FALSE(fs::exists(path + ".tmp"));
+  fs::remove_all(dir);
+}
+
+TEST(AtomicFile, AFullDiskKeepsTheOldFileAndRemovesTheTemporary) {
+  const auto dir = temp_dir();
+  const std::string path = dir + "/report.json";
+  racelab::write_file_atomically(path, "old");
+  {
+    FileSizeLimit full(1000);
+    EXPECT_THROW(racelab::write_file_atomically(path, std::string(5000, 'x')), std::runtime_error);
+  }
+  EXPECT_EQ(slurp(path), "old");
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  fs::remove_all(dir);
+}
+
+TEST(Jsonl, AFailedWriteLeavesOnlyWholeLines) {
+  const auto dir = temp_dir();
+  const std::string path = dir + "/results.jsonl";
+  racelab::JsonlWriter w(path, racelab::JsonlWriter::Mode::kTruncate);
+  w.write({{"a", 1}});
+  {
+    FileSizeLimit full(3000);
+    // Crosses the limit: the kernel takes part of it, then refuses the rest.
+    try {
+      w.write({{"big", std::string(8000, 'x')}});
+      FAIL() << "wrote past a full disk";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(slurp(path), "{\"a\":1}\n") << "a torn line was left behind";
+    w.write({{"b", 2}});  // room again for a small one: it follows the last whole line
+  }
+  EXPECT_EQ(slurp(path), "{\"a\":1}\n{\"b\":2}\n");
+  fs::remove_all(dir);
+}
+
+TEST(Jsonl, AppendingCutsATornLastLineFirst) {
+  const auto dir = temp_dir();
+  const std::string path = dir + "/results.jsonl";
+  std::ofstream(path) << "{\"a\":1}\n{\"b\":";  // a writer killed mid-line
+  racelab::JsonlWriter w(path);
+  EXPECT_EQ(w.repaired_bytes(), 5);
+  w.write({{"c", true}});
+  EXPECT_EQ(slurp(path), "{\"a\":1}\n{\"c\":true}\n");
   fs::remove_all(dir);
 }
 

@@ -55,7 +55,23 @@ TEST(ResultsLog, SkipsATornLastLineWithAWarning) {
   read_results(path, &d);
   EXPECT_EQ(d.trials.size(), 1u);
   ASSERT_EQ(d.warnings.size(), 1u);
-  EXPECT_NE(d.warnings[0].find(":3:"), std::string::npos);
+  EXPECT_NE(d.warnings[0].find(":3: skipped a torn last line"), std::string::npos) << d.warnings[0];
+}
+
+TEST(ResultsLog, ACorruptLineInTheMiddleIsNotCalledTorn) {
+  const auto dir = testing::make_temp_dir();
+  const std::string path = dir + "/results.jsonl";
+  {
+    ResultsWriter w(path, header());
+    w.trial(testing::record("none", "random", 2, 0, "holds"), 1);
+  }
+  std::ofstream(path, std::ios::app) << "garbage\n" << R"({"end": {"interrupted": false, "wall_s": 1}})" << "\n";
+  ResultsData d;
+  read_results(path, &d);
+  EXPECT_EQ(d.ends.size(), 1u);
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_NE(d.warnings[0].find(":3: skipped a line that is not a results record"), std::string::npos)
+      << d.warnings[0];
 }
 
 TEST(ResultsLog, RejectsAFileThatIsNotResults) {
