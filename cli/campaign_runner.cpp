@@ -3,11 +3,13 @@
 #include "cli/campaign_runner.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -75,6 +77,44 @@ void add_run_flags(CLI::App& app, RunFlags& f, const std::string& default_out) {
                "compare: draw failing schedules as found, without minimising them (ci never minimises)");
 }
 
+// Starts one shard: `args` run as a child whose output goes to `log`.
+//  - It starts with SIGINT and SIGTERM blocked, and install_interrupt_handlers()
+//    unblocks them once its handlers are set: an interrupt that arrives while
+//    it is still starting up waits for them instead of killing it, so every
+//    shard leaves a valid (perhaps empty) results file.
+//  - It gets SIGTERM when this process dies, even by SIGKILL (the parent-death
+//    signal of Linux), and stops as for a Ctrl-C instead of running on alone.
+pid_t start_shard(std::vector<std::string> args, const std::string& dir, const std::string& log) {
+  sigset_t stop_signals, old;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &stop_signals, &old);  // the child inherits the mask, exec keeps it
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // We may have died between fork and prctl: then the signal was never sent.
+    if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent) ::_exit(kExitInterrupted);
+    // The shard's own summary goes to its folder; the parent prints the merged one.
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (std::FILE* lf = std::fopen(log.c_str(), "w")) {
+      ::dup2(fileno(lf), 1);
+      ::dup2(fileno(lf), 2);
+    }
+    std::vector<char*> av;
+    for (auto& a : args) av.push_back(a.data());
+    av.push_back(nullptr);
+    ::execv(av[0], av.data());
+    std::perror("racelab: exec");
+    ::_exit(127);
+  }
+  const int fork_err = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);  // an interrupt meanwhile is delivered here, now
+  if (pid < 0) throw std::runtime_error(std::string("cannot start a shard: fork: ") + std::strerror(fork_err));
+  return pid;
+}
+
 // Runs `racelab <cmd> ... --shard k/n` for k = 1..n as child processes, each in
 // its own folder, and merges their results. A Ctrl-C reaches the children too
 // (same process group); each leaves a valid partial results file.
@@ -91,23 +131,7 @@ std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags
                                  std::string("--no-progress"), std::string("--no-minimize")})
       args.push_back(a);
     results.push_back((fs::path(dir) / results_file_name({k - 1, n})).string());
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      // The shard's own summary goes to its folder; the parent prints the merged one.
-      fs::create_directories(dir);
-      const std::string log = (fs::path(dir) / "log.txt").string();
-      if (std::FILE* lf = std::fopen(log.c_str(), "w")) {
-        ::dup2(fileno(lf), 1);
-        ::dup2(fileno(lf), 2);
-      }
-      std::vector<char*> av;
-      for (auto& a : args) av.push_back(a.data());
-      av.push_back(nullptr);
-      ::execv(av[0], av.data());
-      std::perror("racelab: exec");
-      ::_exit(127);
-    }
-    if (pid < 0) throw std::runtime_error("fork failed");
+    const pid_t pid = start_shard(args, dir, (fs::path(dir) / "log.txt").string());
     kids.push_back(pid);
   }
   std::fprintf(stderr, "racelab %s: running %d shards in parallel (results in %s/shards/)\n", cmd.c_str(), n,
@@ -261,30 +285,14 @@ int run_catalogue(bool ci, int argc, char** argv) {
                  cmd.c_str(), f.shard_text.c_str());
     return kExitUsage;
   }
+  install_interrupt_handlers();  // as early as we can: a shard is started with SIGINT blocked until here
   int rc = kExitOk;
   auto scenarios = load_catalogue(f.paths, &rc);
   if (rc != kExitOk) return rc;
-  install_interrupt_handlers();
 
   int jobs = f.jobs > 0 ? f.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (!f.shard_text.empty()) jobs = 1;
   jobs = std::min<int>(jobs, static_cast<int>(plan_cells(scenarios, {}).size()));
-  if (jobs > 1) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto results = run_local_shards(cmd, f, jobs, plan_cells(scenarios, {}).size());
-    std::vector<std::string> errors;
-    json report = rebuild_report(results, &errors);
-    for (const auto& e : errors) std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), e.c_str());
-    if (report.is_null()) return kExitInternal;
-    if (!ci && !f.no_minimize && !interrupt_requested() && minimize_timelines(report))
-      report = rebuild_report(results, &errors);
-    report["campaign"]["wall_s"] =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const auto files = write_reports(report, f.out, f.junit);
-    return print_campaign(report, files, fmt::format("{}/shards/*/results*.jsonl", f.out), ci,
-                          report["campaign"]["interrupted"].get<bool>());
-  }
-
   CampaignOptions o;
   o.out_dir = f.out;
   o.mode = ci ? "ci" : "compare";
@@ -294,6 +302,34 @@ int run_catalogue(bool ci, int argc, char** argv) {
   o.progress = !f.no_progress && ::isatty(2);
   for (const auto& name : trainer::mitigation::names())
     o.mitigations.push_back({{"name", name}, {"group", trainer::mitigation::group(trainer::mitigation::parse(name))}});
+  if (jobs > 1) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto results = run_local_shards(cmd, f, jobs, plan_cells(scenarios, {}).size());
+    std::vector<std::string> errors;
+    json report = rebuild_report(results, &errors);
+    for (const auto& e : errors) std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), e.c_str());
+    const bool interrupted = interrupt_requested();
+    if (report.is_null()) {
+      // No shard wrote a header (each was killed before it could): the report
+      // says so, with nothing run, rather than there being none.
+      if (!interrupted) return kExitInternal;
+      CampaignOptions whole = o;
+      whole.shard = Shard{};
+      ResultsData empty;
+      const size_t planned = plan_cells(scenarios, {}).size();
+      empty.headers.push_back(campaign_header(scenarios, whole, planned, planned));
+      empty.ends.push_back({{"interrupted", true}, {"wall_s", 0.0}});
+      report = build_report(empty);
+    }
+    if (!ci && !f.no_minimize && !interrupted && minimize_timelines(report))
+      report = rebuild_report(results, &errors);
+    report["campaign"]["wall_s"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto files = write_reports(report, f.out, f.junit);
+    return print_campaign(report, files, fmt::format("{}/shards/*/results*.jsonl", f.out), ci,
+                          interrupted || report["campaign"]["interrupted"].get<bool>());
+  }
+
   auto out = run_campaign(scenarios, o, &racelab::run_cell);
   if (!ci && !f.no_minimize && !out.interrupted && minimize_timelines(out.report)) {
     std::vector<std::string> errors;

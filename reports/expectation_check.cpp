@@ -87,9 +87,13 @@ json check_expectation(const Scenario& s, const Expectation& e, const std::vecto
       c.status = "fail";
       c.measured = fmt::format("{} failures in {} trials ({})", failures, trials, fmt::join(classes, ", "));
     } else if (trials < needed) {
+      const auto infra = by_outcome.find(outcome_name(Outcome::kInfrastructure));
       c.status = all_done ? "fail" : "incomplete";
-      c.measured = fmt::format("0 failures, but only {} of the {} trials needed{}", trials, needed,
-                               all_done ? " ran within the time budgets" : " so far");
+      c.measured = fmt::format("0 failures, but only {} of the {} trials needed{}{}", trials, needed,
+                               all_done ? " ran within the time budgets" : " so far",
+                               infra == by_outcome.end() ? ""
+                                                         : fmt::format(" ({} more killed from outside, not counted)",
+                                                                       infra->second));
     } else {
       c.measured = fmt::format("0 failures in {} trials (needed {})", trials, needed);
     }

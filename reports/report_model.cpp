@@ -101,8 +101,11 @@ std::map<CellKey, CellStats> gather_cells(const ResultsData& data, const std::ve
     const TrialRecord& r = data.trials[ti];
     const uint64_t cell_seed = ti < data.cell_seeds.size() ? data.cell_seeds[ti] : r.seed;
     auto& c = stats[{r.scenario, r.mitigation, r.threads, r.strategy, cell_seed}];
-    ++c.trials;
     ++c.by_outcome[r.outcome];
+    // Killed from outside beyond its retries: says nothing about the
+    // mitigation, so it is neither a trial that held nor one that failed.
+    if (!is_conclusive(r.outcome)) continue;
+    ++c.trials;
     c.wall_ms += r.wall_ms;
     if (is_failure(r.outcome)) {
       ++c.failures;

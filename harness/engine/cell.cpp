@@ -112,7 +112,7 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     rec.wall_ms = r.wall_ms;
     rec.metrics = r.metrics.is_object() ? r.metrics : json::object();
     rec.metrics["managed_threads"] = r.managed_threads;
-    if (r.outcome != Outcome::kHolds) {
+    if (is_failure(r.outcome)) {
       Schedule sched = Schedule::from_trial(ts, r);
       if (driver->controlled()) rec.compact = to_compact(sched);
       if (!spec.schedule_dir.empty() && saved_classes.insert(rec.outcome).second) {
@@ -132,7 +132,7 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     ++sum.by_outcome[rec.outcome];
     sink(rec);
     if (r.process_tainted && !spec.supervised) break;  // in-process: a thread is lost for good
-    if (r.outcome != Outcome::kHolds && spec.stop_at_first_failure) break;
+    if (is_failure(r.outcome) && spec.stop_at_first_failure) break;
   }
   sum.exhausted = driver->exhausted();
   sum.pct_floor = driver->pct_floor();

@@ -15,6 +15,7 @@ const char* outcome_name(Outcome o) {
     case Outcome::kDivergence: return "divergence";
     case Outcome::kHang: return "hang";
     case Outcome::kCrash: return "crash";
+    case Outcome::kInfrastructure: return "infrastructure";
   }
   return "unknown";
 }
@@ -22,11 +23,20 @@ const char* outcome_name(Outcome o) {
 const std::vector<Outcome>& all_outcomes() {
   static const std::vector<Outcome> all = {Outcome::kHolds,     Outcome::kSilentFallback, Outcome::kError,
                                            Outcome::kWrongResult, Outcome::kStuckState,   Outcome::kDataRace,
-                                           Outcome::kDivergence, Outcome::kHang,          Outcome::kCrash};
+                                           Outcome::kDivergence, Outcome::kHang,          Outcome::kCrash,
+                                           Outcome::kInfrastructure};
   return all;
 }
 
-bool is_failure(const std::string& outcome_name) { return outcome_name != racelab::outcome_name(Outcome::kHolds); }
+bool is_failure(const std::string& outcome_name) {
+  Outcome o;
+  // An unknown name (a newer racelab's class) counts as a failure: never as a pass.
+  return !parse_outcome(outcome_name, &o) || is_failure(o);
+}
+
+bool is_conclusive(const std::string& outcome_name) {
+  return outcome_name != racelab::outcome_name(Outcome::kInfrastructure);
+}
 
 std::string failure_class_list() {
   std::vector<std::string> names;

@@ -4,8 +4,13 @@
 //
 // Priority, highest first (the first that applies names the trial):
 //
-//   crash > hang > divergence > data_race > stuck_state > wrong_result > error
-//         > silent_fallback > holds
+//   infrastructure > crash > hang > divergence > data_race > stuck_state
+//         > wrong_result > error > silent_fallback > holds
+//
+// `infrastructure` is neither a failure nor a pass: the trial could not be run
+// to its end for reasons outside the code under test (its worker was killed
+// or stopped from outside, again after every retry; engine/supervisor.h).
+// Reports count it apart, never as a race and never as holds.
 //
 // Why this order: a crash or hang ends the trial early, so whatever the oracles
 // saw is incomplete; a divergence means the schedule itself was not followed, so
@@ -33,6 +38,7 @@ enum class Outcome {
   kDivergence,
   kHang,
   kCrash,
+  kInfrastructure,
 };
 
 // "holds", "silent_fallback", ... -- the names used in schedules, JSONL and reports.
@@ -41,10 +47,14 @@ const char* outcome_name(Outcome o);
 bool parse_outcome(const std::string& name, Outcome* out);
 // All classes, lowest priority first.
 const std::vector<Outcome>& all_outcomes();
-// "holds" is the only class that is not a failure. By name too, as results
-// files and reports carry outcomes.
-inline bool is_failure(Outcome o) { return o != Outcome::kHolds; }
+// Every class but "holds" and "infrastructure" is a failure. By name too, as
+// results files and reports carry outcomes.
+inline bool is_failure(Outcome o) { return o != Outcome::kHolds && o != Outcome::kInfrastructure; }
 bool is_failure(const std::string& outcome_name);
+// False only for "infrastructure": a trial that says nothing about the code
+// under test and is not counted, neither as a failure nor as a pass.
+inline bool is_conclusive(Outcome o) { return o != Outcome::kInfrastructure; }
+bool is_conclusive(const std::string& outcome_name);
 // The failure classes' names, for messages: "silent_fallback, error, ... or crash".
 std::string failure_class_list();
 // Higher value wins when several classes apply.

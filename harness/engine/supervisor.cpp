@@ -79,6 +79,62 @@ std::string signal_text(int sig) {
   return fmt::format("signal {} (SIG{})", sig, name ? name : "?");
 }
 
+// Signals the kernel sends a process for what its own code did.
+bool is_fault_signal(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP || sig == SIGSYS;
+}
+
+// Whether `worker` was killed by signal `sig` from outside rather than by what
+// it ran; *how says which and why. The evidence, in order:
+//  - its last words (worker_channel.h): a signal some other process sent
+//    (si_pid not the worker) or the kernel sent for something other than a
+//    fault (a terminal's Ctrl-C) is external; a fault, or a signal the worker
+//    raised itself (abort(), raise()), is its own;
+//  - no last words and SIGKILL, which no handler sees: external -- the OOM
+//    killer or a `kill -9`. Code under test does not SIGKILL itself;
+//  - no last words otherwise (the code under test replaced the handler):
+//    its own, so a real crash is never explained away.
+bool killed_from_outside(int sig, const LastWords& words, pid_t worker, std::string* how) {
+  const bool spoke = words.signo.load() == sig;
+  if (!spoke) {
+    if (sig == SIGKILL) {
+      *how = "killed from outside: " + signal_text(sig) + ", which no handler sees (the OOM killer or kill -9)";
+      return true;
+    }
+    return false;
+  }
+  const int code = words.code.load();
+  const pid_t sender = words.sender.load();
+  if (code == SI_USER || code == SI_QUEUE || code == SI_TKILL) {
+    if (sender == worker) return false;  // raise(), abort(), kill(getpid())
+    *how = fmt::format("killed from outside: {} sent by process {}", signal_text(sig), sender);
+    return true;
+  }
+  if (code > 0 && !is_fault_signal(sig)) {
+    *how = fmt::format("killed from outside: {} sent by the kernel (si_code {}: a terminal, a resource limit)",
+                       signal_text(sig), code);
+    return true;
+  }
+  return false;
+}
+
+// Whether `pid` is stopped (SIGSTOP, SIGTSTP from outside): a stopped worker
+// is not a hang of the code under test.
+bool is_stopped(pid_t pid) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WSTOPPED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid &&
+      info.si_code == CLD_STOPPED)
+    return true;
+  // A stop already reported elsewhere: ask /proc ("pid (comm) T ...").
+  std::FILE* f = std::fopen(fmt::format("/proc/{}/stat", pid).c_str(), "r");
+  if (f == nullptr) return false;
+  char buf[512] = {};
+  const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  const char* paren = std::strrchr(buf, ')');
+  return n > 0 && paren != nullptr && paren[1] == ' ' && paren[2] == 'T';
+}
+
 }  // namespace
 
 Supervisor::Supervisor(SupervisorOptions options) : options_(std::move(options)) {
@@ -102,6 +158,8 @@ void Supervisor::start() {
     if (p == MAP_FAILED) throw std::runtime_error(fmt::format("supervisor: mmap: {}", std::strerror(errno)));
     trace_ = static_cast<SharedTrace*>(p);
   }
+  // A worker dies once: whatever last words the shared page holds are this worker's.
+  trace_->last_words.signo.store(0);
   int sp[2], rp[2], op[2];
   if (::pipe2(sp, O_CLOEXEC) || ::pipe2(rp, O_CLOEXEC) || ::pipe2(op, O_CLOEXEC))
     throw std::runtime_error(fmt::format("supervisor: pipe: {}", std::strerror(errno)));
@@ -136,6 +194,7 @@ void Supervisor::start() {
   } else if (std::getenv("TSAN_OPTIONS")) {
     env.push_back(std::string("TSAN_OPTIONS=") + std::getenv("TSAN_OPTIONS"));
   }
+  env.push_back(fmt::format("{}={}", kSupervisorPidEnv, ::getpid()));
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -143,9 +202,16 @@ void Supervisor::start() {
   for (auto& a : options_.worker_argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
 
+  // A process group of its own: a Ctrl-C at the terminal goes to racelab, which
+  // lets the trial in flight finish, not to the worker, which would die of it mid-trial.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
+  int rc = ::posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   ::close(sp[0]);
   ::close(rp[1]);
   ::close(op[1]);
@@ -219,6 +285,33 @@ TrialResult Supervisor::recover(const TrialSpec& spec, Outcome outcome, const st
 }
 
 TrialResult Supervisor::run(const TrialSpec& spec, double timeout_s) {
+  nlohmann::json kills = nlohmann::json::array();
+  for (int attempt = 0;; ++attempt) {
+    std::string external;
+    TrialResult r = run_once(spec, timeout_s, &external);
+    if (external.empty()) {
+      if (!kills.empty()) {
+        r.metrics["retries"] = kills.size();
+        r.metrics["external_kills"] = kills;
+      }
+      return r;
+    }
+    kills.push_back(external);
+    if (attempt >= options_.external_kill_retries) {
+      // Not the code under test's doing, so neither a failure nor a pass.
+      TrialResult gave_up = std::move(r);
+      gave_up.outcome = Outcome::kInfrastructure;
+      gave_up.detail = fmt::format("the worker was killed from outside {} time(s) in a row; last: {}", kills.size(),
+                                   external);
+      gave_up.metrics["retries"] = kills.size() - 1;
+      gave_up.metrics["external_kills"] = kills;
+      return gave_up;
+    }
+    // The same spec, so the same seed and schedule, in a fresh worker.
+  }
+}
+
+TrialResult Supervisor::run_once(const TrialSpec& spec, double timeout_s, std::string* external) {
   std::string line = spec.to_json().dump() + "\n";
   for (int attempt = 0;; ++attempt) {
     if (pid_ < 0) start();
@@ -310,15 +403,20 @@ TrialResult Supervisor::run(const TrialSpec& spec, double timeout_s) {
     r = std::move(*result);
     if (r.process_tainted) reap(nullptr, false);  // it exits by itself after a lost thread
   } else if (timed_out) {
+    const bool stopped = is_stopped(pid_);
     reap(nullptr, true);
     r = recover(spec, Outcome::kHang,
                 fmt::format("worker did not finish the trial within {:g} s and was killed", timeout_s));
     r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (stopped) *external = "stopped from outside (SIGSTOP or SIGTSTP) and killed at the trial timeout";
   } else {
     int status = 0;
+    const pid_t worker = pid_;
     reap(&status, false);
     std::string how = WIFSIGNALED(status) ? signal_text(WTERMSIG(status))
                                           : fmt::format("exit status {}", WEXITSTATUS(status));
+    if (WIFSIGNALED(status) && killed_from_outside(WTERMSIG(status), trace_->last_words, worker, &how))
+      *external = how;
     // Sanitizers turn a fatal signal into a report and an exit code; name it.
     if (!fatal_line.empty()) how += "; " + fatal_line;
     r = recover(spec, Outcome::kCrash, "worker died: " + how);

@@ -18,6 +18,11 @@
 // gave up on a thread stuck in the OS) exits after reporting; one that stops
 // answering within the timeout is killed. Either way the next trial starts a
 // fresh worker.
+//
+// A worker never outlives its supervisor: it asks for SIGKILL when the thread
+// that started it exits (PR_SET_PDEATHSIG; so start and run a Supervisor from
+// a thread that lives as long as it), and it runs in a process group of its
+// own, so a Ctrl-C at the terminal reaches racelab, not the trial in flight.
 #ifndef RACELAB_ENGINE_SUPERVISOR_H_
 #define RACELAB_ENGINE_SUPERVISOR_H_
 
@@ -38,6 +43,10 @@ struct SupervisorOptions {
   std::vector<std::string> worker_argv;
   // Pass the worker's non-TSan output through to our stderr.
   bool pass_through_output = true;
+  // A trial whose worker is killed or stopped from outside (not by the code
+  // under test) runs again, the same spec in a fresh worker, this many times;
+  // then it is `infrastructure`.
+  int external_kill_retries = 2;
 };
 
 class Supervisor {
@@ -48,8 +57,12 @@ class Supervisor {
   Supervisor& operator=(const Supervisor&) = delete;
 
   // Runs one trial in the worker, starting or replacing the worker as needed.
-  // Crash, hang and data_race are classified here. Throws std::runtime_error
-  // only when no worker can be started.
+  // Crash, hang and data_race are classified here. A worker killed from outside
+  // (engine/supervisor.cpp, killed_from_outside: SIGKILL as the OOM killer
+  // sends, a signal from another process, a stop) is not a crash of the code
+  // under test: the trial is retried with the same seed, the retries recorded
+  // in metrics "retries" and "external_kills"; past the bound it is
+  // `infrastructure`. Throws std::runtime_error only when no worker can be started.
   TrialResult run(const TrialSpec& spec, double timeout_s);
 
   int workers_started() const { return workers_started_; }
@@ -58,6 +71,8 @@ class Supervisor {
 
  private:
   void start();
+  // One attempt; sets *external to why when the worker was killed from outside.
+  TrialResult run_once(const TrialSpec& spec, double timeout_s, std::string* external);
   void reap(int* status, bool kill_first);
   TrialResult recover(const TrialSpec& spec, Outcome outcome, const std::string& detail);
 

@@ -3,9 +3,13 @@
 // write the result; repeat until the parent closes the spec pipe.
 #include "engine/worker.h"
 
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -19,6 +23,48 @@
 
 namespace racelab {
 
+namespace {
+
+SharedTrace* g_trace = nullptr;
+
+// Records how the fatal signal was sent (LastWords), then dies of it: the
+// handler is reset to the default on entry (SA_RESETHAND), and raise() makes a
+// sent signal fatal again; a fault re-faults on return anyway. Only
+// async-signal-safe calls: atomic stores and raise().
+void last_words(int sig, siginfo_t* info, void*) {
+  if (g_trace != nullptr) {
+    LastWords& w = g_trace->last_words;
+    w.code.store(info != nullptr ? info->si_code : 0);
+    w.sender.store(info != nullptr ? info->si_pid : 0);
+    w.signo.store(sig);  // last: whoever sees it sees the rest
+  }
+  ::raise(sig);
+}
+
+// Every signal whose default action ends the process and that a handler can
+// see. SIGKILL and SIGSTOP cannot be caught; SIGPIPE only means the parent is gone.
+void install_last_words(SharedTrace* trace) {
+  g_trace = trace;
+  struct sigaction sa {};
+  sa.sa_sigaction = last_words;
+  sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGTERM, SIGINT, SIGHUP, SIGQUIT,
+                  SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF})
+    ::sigaction(sig, &sa, nullptr);
+}
+
+// Dies with the supervisor: a worker has no one to report to once it is gone,
+// and must not run on as an orphan (a killed `racelab compare` leaves nothing behind).
+void die_with_parent() {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The parent may have died before prctl: then the signal never comes.
+  const char* expected = std::getenv(kSupervisorPidEnv);
+  if (expected != nullptr && std::atoll(expected) != static_cast<long long>(::getppid())) ::_exit(0);
+}
+
+}  // namespace
+
 int worker_main() {
   struct stat st;
   if (::fstat(kSpecFd, &st) != 0 || ::fstat(kResultFd, &st) != 0 || ::fstat(kTraceFd, &st) != 0) {
@@ -28,6 +74,8 @@ int worker_main() {
   auto* trace =
       static_cast<SharedTrace*>(::mmap(nullptr, sizeof(SharedTrace), PROT_READ | PROT_WRITE, MAP_SHARED, kTraceFd, 0));
   if (trace == MAP_FAILED) return kExitInternal;
+  die_with_parent();
+  install_last_words(trace);
   ::setvbuf(stdout, nullptr, _IOLBF, 0);
   FILE* in = ::fdopen(kSpecFd, "r");
   char* buf = nullptr;

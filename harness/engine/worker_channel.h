@@ -29,11 +29,27 @@ struct TraceRec {
   char point[46];
 };
 
+// The worker's last words: how the signal that is killing it was sent, written
+// by the worker's handler (engine/worker.cpp) just before it dies of it. The
+// supervisor reads them to tell the system under test's own crash (a fault, a
+// signal it raised) from a kill from outside. SIGKILL leaves none. A worker
+// dies once, so the supervisor clears them only when it starts one.
+struct LastWords {
+  std::atomic<int> signo;      // 0: none
+  std::atomic<int> code;       // si_code: > 0 the kernel (a fault, a terminal), <= 0 a process
+  std::atomic<int> sender;     // si_pid, for SI_USER / SI_QUEUE / SI_TKILL
+};
+
 struct SharedTrace {
   std::atomic<int64_t> trial;
   std::atomic<int64_t> count;
+  LastWords last_words;
   TraceRec recs[kTraceMax];
 };
+
+// The environment variable that gives the worker its supervisor's pid, so it
+// can tell whether the parent it was started by is still its parent.
+inline constexpr const char* kSupervisorPidEnv = "RACELAB_SUPERVISOR_PID";
 
 // Writes all of `s`, retrying on EINTR; false when the other end is gone.
 inline bool write_all(int fd, const std::string& s) {

@@ -1,5 +1,6 @@
 #include "reports/campaign/campaign.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -70,6 +71,32 @@ void install_interrupt_handlers() {
   sa.sa_flags = 0;  // no SA_RESTART: a blocked read/wait returns EINTR promptly
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigset_t both;
+  sigemptyset(&both);
+  sigaddset(&both, SIGINT);
+  sigaddset(&both, SIGTERM);
+  pthread_sigmask(SIG_UNBLOCK, &both, nullptr);  // one that is pending arrives now, at the handler
+}
+
+json campaign_header(const std::vector<Scenario>& scenarios, const CampaignOptions& options, size_t cells_in_shard,
+                     size_t cells_planned) {
+  json docs = json::array();
+  for (const auto& s : scenarios) {
+    json d = s.source;
+    d["__file"] = s.file;
+    docs.push_back(d);
+  }
+  json header = {{"format", kResultsFormat},
+                 {"version", kResultsVersion},
+                 {"racelab_version", RACELAB_VERSION},
+                 {"mode", options.mode},
+                 {"budget_scale", options.budget_scale},
+                 {"shard", {options.shard.index + 1, options.shard.count}},
+                 {"cells_in_shard", cells_in_shard},
+                 {"cells_planned", cells_planned},
+                 {"scenarios", docs}};
+  if (!options.mitigations.empty()) header["mitigations"] = options.mitigations;
+  return header;
 }
 
 std::string results_file_name(const Shard& shard) {
@@ -92,22 +119,7 @@ CampaignOutcome run_campaign(const std::vector<Scenario>& scenarios, const Campa
   const auto all = plan_cells(scenarios, popts);
   const auto cells = select_shard(all, options.shard);
 
-  json docs = json::array();
-  for (const auto& s : scenarios) {
-    json d = s.source;
-    d["__file"] = s.file;
-    docs.push_back(d);
-  }
-  json header = {{"format", kResultsFormat},
-                       {"version", kResultsVersion},
-                       {"racelab_version", RACELAB_VERSION},
-                       {"mode", options.mode},
-                       {"budget_scale", options.budget_scale},
-                       {"shard", {options.shard.index + 1, options.shard.count}},
-                       {"cells_in_shard", cells.size()},
-                       {"cells_planned", all.size()},
-                       {"scenarios", docs}};
-  if (!options.mitigations.empty()) header["mitigations"] = options.mitigations;
+  const json header = campaign_header(scenarios, options, cells.size(), all.size());
 
   CampaignOutcome out;
   out.cells = cells.size();

@@ -55,6 +55,11 @@ struct CampaignOutcome {
 // Results file name for a shard: results.jsonl, or results-shard-2-of-4.jsonl.
 std::string results_file_name(const Shard& shard);
 
+// The first line of this shard's results file (results_log.h): what a report
+// needs to know about the campaign besides its trials.
+nlohmann::json campaign_header(const std::vector<Scenario>& scenarios, const CampaignOptions& options,
+                               size_t cells_in_shard, size_t cells_planned);
+
 CampaignOutcome run_campaign(const std::vector<Scenario>& scenarios, const CampaignOptions& options,
                              const CellRunner& runner);
 
@@ -63,7 +68,9 @@ void request_interrupt();
 bool interrupt_requested();
 void clear_interrupt();
 // SIGINT/SIGTERM -> request_interrupt(); a second SIGINT kills as usual (the
-// results file is still valid up to the last flushed trial).
+// results file is still valid up to the last flushed trial). Then unblocks
+// both: a campaign's parent starts its shards with them blocked, so that an
+// early interrupt waits for these handlers (cli/campaign_runner.cpp).
 void install_interrupt_handlers();
 
 }  // namespace racelab::reports

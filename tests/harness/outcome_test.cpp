@@ -42,13 +42,19 @@ TEST(Outcome, Divergence) {
 // data_race needs a TSan build: see tsan_test.cpp (harness_tsan_tests).
 
 TEST(Outcome, PriorityOrder) {
-  std::vector<Outcome> order = {Outcome::kCrash,      Outcome::kHang,       Outcome::kDivergence,
+  std::vector<Outcome> order = {Outcome::kInfrastructure, Outcome::kCrash,      Outcome::kHang,       Outcome::kDivergence,
                                 Outcome::kDataRace,   Outcome::kStuckState, Outcome::kWrongResult,
                                 Outcome::kError,      Outcome::kSilentFallback, Outcome::kHolds};
   for (size_t i = 0; i + 1 < order.size(); ++i) {
     EXPECT_GT(racelab::outcome_rank(order[i]), racelab::outcome_rank(order[i + 1]));
     EXPECT_EQ(racelab::worst(order[i], order[i + 1]), order[i]);
   }
+  // Killed from outside: neither a failure nor a pass (engine/outcome.h).
+  EXPECT_FALSE(racelab::is_failure(Outcome::kInfrastructure));
+  EXPECT_FALSE(racelab::is_failure("infrastructure"));
+  EXPECT_FALSE(racelab::is_conclusive("infrastructure"));
+  EXPECT_TRUE(racelab::is_failure("crash"));
+  EXPECT_TRUE(racelab::is_failure("a_class_from_a_newer_racelab"));
   racelab::Observation obs;
   obs.errors = {"boom"};
   obs.silent_fallbacks = 2;

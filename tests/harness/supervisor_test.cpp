@@ -1,5 +1,14 @@
 // Supervised trials: crash and hang cost one trial; the schedule survives.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -69,4 +78,104 @@ TEST(Supervisor, DeadWorkerCommandIsAnError) {
   o.worker_argv = {"/nonexistent/racelab", "__worker"};
   racelab::Supervisor sup(o);
   EXPECT_THROW(sup.run(produce("holds", 0), 5), std::runtime_error);
+}
+
+// ---- killed from outside (issue: an OOM kill must not count as a race) ----
+
+TEST(Supervisor, ARaisedSignalIsTheCodesOwnCrash) {
+  racelab::Supervisor sup;
+  auto r = sup.run(produce("raise_term", 0), 20);
+  EXPECT_EQ(r.outcome, Outcome::kCrash) << r.detail;
+  EXPECT_FALSE(r.metrics.contains("retries"));
+}
+
+TEST(Supervisor, ASignalFromAnotherProcessIsRetriedThenInfrastructure) {
+  racelab::SupervisorOptions o;
+  o.external_kill_retries = 1;
+  o.pass_through_output = false;
+  racelab::Supervisor sup(o);
+  for (const char* how : {"killed_by_other_term", "killed_by_other_kill"}) {
+    auto r = sup.run(produce(how, 0), 20);
+    EXPECT_EQ(r.outcome, Outcome::kInfrastructure) << how << ": " << r.detail;
+    EXPECT_FALSE(racelab::is_failure(r.outcome));
+    EXPECT_EQ(r.metrics.value("retries", -1), 1) << r.metrics.dump();
+    ASSERT_EQ(r.metrics["external_kills"].size(), 2u) << r.metrics.dump();
+    const std::string first = r.metrics["external_kills"][0];
+    EXPECT_NE(first.find(how == std::string("killed_by_other_term") ? "SIGTERM) sent by process" : "SIGKILL"),
+              std::string::npos)
+        << first;
+  }
+}
+
+TEST(Supervisor, AnOutsideSigkillIsRetriedWithTheSameSpec) {
+  racelab::Supervisor sup;
+  ASSERT_EQ(sup.run(produce("holds", 0), 20).outcome, Outcome::kHolds);
+  const pid_t worker = sup.worker_pid();
+  auto s = produce("sleep", 1);  // one second in the worker: time for the kill
+  s.watchdog_s = 10;
+  std::thread killer([worker] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(worker, SIGKILL);
+  });
+  auto r = sup.run(s, 20);
+  killer.join();
+  EXPECT_EQ(r.outcome, Outcome::kHolds) << r.detail;
+  EXPECT_EQ(r.metrics.value("retries", 0), 1) << r.metrics.dump();
+  EXPECT_EQ(sup.workers_started(), 2);
+}
+
+TEST(Supervisor, AStoppedWorkerIsNotAHang) {
+  racelab::Supervisor sup;
+  ASSERT_EQ(sup.run(produce("holds", 0), 20).outcome, Outcome::kHolds);
+  const pid_t worker = sup.worker_pid();
+  auto s = produce("sleep", 1);
+  s.watchdog_s = 10;
+  std::thread stopper([worker] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ::kill(worker, SIGSTOP);
+  });
+  auto r = sup.run(s, 2.5);
+  stopper.join();
+  EXPECT_EQ(r.outcome, Outcome::kHolds) << r.detail;
+  ASSERT_EQ(r.metrics.value("retries", 0), 1) << r.metrics.dump();
+  EXPECT_NE(r.metrics["external_kills"][0].get<std::string>().find("stopped"), std::string::npos);
+}
+
+// A worker never outlives its supervisor, even one killed with SIGKILL in the
+// middle of a trial that would otherwise block forever.
+TEST(Supervisor, AWorkerDiesWithItsSupervisor) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t parent = ::fork();
+  if (parent == 0) {
+    racelab::Supervisor sup;
+    sup.run(produce("holds", 0), 20);
+    const pid_t w = sup.worker_pid();
+    if (::write(fds[1], &w, sizeof w) != sizeof w) ::_exit(1);
+    auto s = produce("os_hang", 1);
+    s.watchdog_s = 1000;
+    sup.run(s, 1000);
+    ::_exit(0);
+  }
+  pid_t worker = -1;
+  ASSERT_EQ(::read(fds[0], &worker, sizeof worker), static_cast<ssize_t>(sizeof worker));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // into the endless trial
+  ::kill(parent, SIGKILL);
+  ::waitpid(parent, nullptr, 0);
+  auto alive = [worker] {
+    std::FILE* f = std::fopen(("/proc/" + std::to_string(worker) + "/stat").c_str(), "r");
+    if (f == nullptr) return false;
+    char buf[512] = {};
+    std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    const char* paren = std::strrchr(buf, ')');
+    return paren == nullptr || paren[2] != 'Z';  // a zombie waiting for init is dead
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (alive() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(alive()) << "worker " << worker << " outlived its supervisor";
+  if (alive()) ::kill(worker, SIGKILL);
+  ::close(fds[0]);
+  ::close(fds[1]);
 }

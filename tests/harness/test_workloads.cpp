@@ -1,11 +1,15 @@
 #include "test_workloads.h"
 
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <future>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "racelab/point.h"
@@ -184,6 +188,18 @@ racelab::WorkloadRegistrar outcome_reg{{
           if (what == "error") throw std::runtime_error("Detected that you are using FX to symbolically trace");
           if (what == "segv") std::raise(SIGSEGV);
           if (what == "abort") std::abort();
+          if (what == "sleep") std::this_thread::sleep_for(std::chrono::seconds(1));
+          if (what == "raise_term") std::raise(SIGTERM);
+          // Another process kills this worker, as the OOM killer or an operator would.
+          if (what == "killed_by_other_kill" || what == "killed_by_other_term") {
+            const pid_t worker = ::getpid();
+            const int sig = what == "killed_by_other_kill" ? SIGKILL : SIGTERM;
+            if (::fork() == 0) {
+              ::kill(worker, sig);
+              ::_exit(0);
+            }
+            std::this_thread::sleep_for(std::chrono::seconds(10));
+          }
           if (what == "os_hang") {
             std::promise<void> never;
             never.get_future().wait();  // blocked in the OS: only the watchdog can see it

@@ -88,6 +88,27 @@ TEST(BuildReport, HoldsOverFailsOnAnyFailureAndStrayClassesFailOutcome) {
   EXPECT_NE(off["check"]["clauses"][0]["measured"].get<std::string>().find("1 error"), std::string::npos);
 }
 
+TEST(BuildReport, InfrastructureTrialsCountNeitherAsFailuresNorAsHolds) {
+  const auto dir = make_temp_dir();
+  auto data = toy_results(dir);
+  // A worker of `global_lock` killed from outside past its retries (the OOM
+  // killer): not a race, so the mitigation does not fail; but not a pass
+  // either, so 39 counted trials fall short of holds_over 40.
+  for (auto& t : data.trials)
+    if (t.mitigation == "global_lock" && t.trial == 4 && t.threads == 2 && t.strategy == "random")
+      t.outcome = "infrastructure";
+  const json r = build_report(data);
+  const json& lock = mitigation(r, "global_lock");
+  EXPECT_EQ(lock["failures"], 0);
+  EXPECT_EQ(lock["trials"], 39);
+  EXPECT_EQ(lock["verdict"], "holds");
+  EXPECT_EQ(lock["by_outcome"]["infrastructure"], 1);
+  EXPECT_EQ(lock["check"]["status"], "fail");
+  const std::string measured = lock["check"]["clauses"][0]["measured"];
+  EXPECT_NE(measured.find("only 39 of the 40"), std::string::npos) << measured;
+  EXPECT_NE(measured.find("1 more killed from outside"), std::string::npos) << measured;
+}
+
 TEST(BuildReport, PartialCampaignIsIncompleteNotFailed) {
   const auto dir = make_temp_dir();
   auto data = toy_results(dir);
