@@ -208,6 +208,48 @@ std::vector<Scenario> load_catalogue(const std::vector<std::string>& paths, int*
   return scenarios;
 }
 
+namespace {
+
+// The expectations that did not pass, each with its clause, its figures and
+// the cells behind them -- printed last, so the tail of a CI log says what
+// failed, where and by how much without opening the report.
+void print_unmet_expectations(const json& report) {
+  for (const auto& s : report["scenarios"])
+    for (const auto& m : s["mitigations"]) {
+      if (m["check"]["status"] == "pass") continue;
+      for (const auto& cl : m["check"]["clauses"])
+        if (cl["status"] != "pass")
+          std::printf("%s %s/%s: %s -- %s\n", cl["status"] == "fail" ? "FAIL" : "INCOMPLETE",
+                      s["name"].get<std::string>().c_str(), m["name"].get<std::string>().c_str(),
+                      cl["clause"].get<std::string>().c_str(), cl["measured"].get<std::string>().c_str());
+      // The cells behind the figures, a bounded few.
+      int shown = 0, more = 0;
+      for (const auto& c : s["cells"]) {
+        if (c["mitigation"] != m["name"]) continue;
+        if (shown == 12) {
+          ++more;
+          continue;
+        }
+        ++shown;
+        const int64_t trials = c["trials"], failures = c["failures"], budget = c.value("max_trials", int64_t{0});
+        std::string classes;
+        for (auto it = c["by_outcome"].begin(); it != c["by_outcome"].end(); ++it)
+          if (it.key() != "holds") classes += fmt::format("{}{} {}", classes.empty() ? "" : ", ", it.value().get<int64_t>(), it.key());
+        const int64_t first = c.value("first_failure_trial", int64_t{-1});
+        std::printf("    cell %s/%s, %d threads, %s, seed %llu: %lld of %lld trials failed%s%s, budget %lld trials, %s\n",
+                    s["name"].get<std::string>().c_str(), m["name"].get<std::string>().c_str(),
+                    c["threads"].get<int>(), c["strategy"].get<std::string>().c_str(),
+                    static_cast<unsigned long long>(c["seed"].get<uint64_t>()), static_cast<long long>(failures),
+                    static_cast<long long>(trials), classes.empty() ? "" : (" (" + classes + ")").c_str(),
+                    first > 0 ? fmt::format(", first at trial {}", first).c_str() : "",
+                    static_cast<long long>(budget), c.value("status", "").c_str());
+      }
+      if (more > 0) std::printf("    ... and %d more cells (report.md)\n", more);
+    }
+}
+
+}  // namespace
+
 int print_campaign(const json& report, const ReportFiles& files, const std::string& results, bool ci,
                    bool interrupted, bool strict) {
   const auto& e = report["expectations"];
@@ -220,19 +262,12 @@ int print_campaign(const json& report, const ReportFiles& files, const std::stri
               static_cast<long long>(e["passed"].get<int64_t>()), static_cast<long long>(e["failed"].get<int64_t>()),
               static_cast<long long>(e["incomplete"].get<int64_t>()),
               static_cast<long long>(e["total"].get<int64_t>()));
-  for (const auto& s : report["scenarios"])
-    for (const auto& m : s["mitigations"])
-      if (m["check"]["status"] != "pass")
-        for (const auto& cl : m["check"]["clauses"])
-          if (cl["status"] != "pass")
-            std::printf("  %s %s/%s: %s -- %s\n", cl["status"] == "fail" ? "FAIL" : "INCOMPLETE",
-                        s["name"].get<std::string>().c_str(), m["name"].get<std::string>().c_str(),
-                        cl["clause"].get<std::string>().c_str(), cl["measured"].get<std::string>().c_str());
   std::printf("report: %s\n        %s\n        %s\n", files.html.c_str(), files.markdown.c_str(), files.json.c_str());
   if (!files.junit.empty()) std::printf("junit:  %s\n", files.junit.c_str());
   if (!results.empty()) std::printf("results: %s\n", results.c_str());
   std::printf("wall time: %.1f s, %lld trials\n", report["campaign"]["wall_s"].get<double>(),
               static_cast<long long>(report["campaign"]["trials"].get<int64_t>()));
+  print_unmet_expectations(report);
   if (interrupted) {
     std::printf("interrupted: the report above covers the trials that finished\n");
     return kExitInterrupted;

@@ -77,7 +77,9 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
   std::set<std::string> saved_classes;
   auto t0 = Clock::now();
   for (int64_t trial = 0; trial < spec.max_trials; ++trial) {
-    if (spec.max_seconds > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= spec.max_seconds) break;
+    if (spec.max_seconds > 0 && trial >= spec.min_trials &&
+        std::chrono::duration<double>(Clock::now() - t0).count() >= spec.max_seconds)
+      break;
     TrialSpec ts;
     ts.scenario = spec.scenario;
     ts.workload = spec.workload;

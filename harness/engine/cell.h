@@ -39,6 +39,9 @@ struct CellSpec {
   uint64_t seed = 1;
   int64_t max_trials = 100;
   double max_seconds = 0;  // 0 = none
+  // Trials that max_seconds cannot cut: what an expectation needs of this cell.
+  // A time cap is there to bound a slow cell, not to fail a check on a loaded machine.
+  int64_t min_trials = 0;
   bool stop_at_first_failure = false;
   bool supervised = true;
   double trial_timeout_s = 30;  // -> hang: the worker's watchdog at half of it (no progress), the parent's kill at it

@@ -10,6 +10,34 @@ int64_t scaled_count(int64_t n, double scale) {
   return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(n) * scale - 1e-9)));
 }
 
+namespace {
+
+// A `holds_over N` clause needs N trials over its cells together: each cell
+// gets its share of N, in proportion to its trial budget, as trials its time
+// cap cannot cut. Without this a loaded machine, slower per trial, runs fewer
+// trials within the seconds and fails the clause ("only X of the N trials").
+void guard_holds_over(const std::vector<Scenario>& scenarios, double scale, std::vector<PlannedCell>* cells) {
+  for (const Scenario& s : scenarios)
+    for (const auto& e : s.expectations) {
+      if (e.holds_over <= 0) continue;
+      std::vector<PlannedCell*> matched;
+      int64_t budget = 0;
+      for (auto& c : *cells)
+        if (c.spec.scenario == s.name && c.spec.mitigation == e.mitigation &&
+            e.matches(c.spec.strategy, c.spec.threads)) {
+          matched.push_back(&c);
+          budget += c.spec.max_trials;
+        }
+      const int64_t needed = scaled_count(e.holds_over, scale);
+      for (PlannedCell* c : matched) {
+        const int64_t share = (needed * c->spec.max_trials + budget - 1) / std::max<int64_t>(1, budget);
+        c->spec.min_trials = std::max(c->spec.min_trials, std::min(c->spec.max_trials, share));
+      }
+    }
+}
+
+}  // namespace
+
 std::vector<PlannedCell> plan_cells(const std::vector<Scenario>& scenarios, const PlanOptions& options) {
   std::vector<PlannedCell> cells;
   for (size_t si = 0; si < scenarios.size(); ++si) {
@@ -39,10 +67,12 @@ std::vector<PlannedCell> plan_cells(const std::vector<Scenario>& scenarios, cons
             spec.supervised = s.supervised;
             spec.trial_timeout_s = s.trial_timeout_s;
             spec.schedule_dir = options.schedule_dir;
-            if (e && e->reproduces_within > 0 && e->matches(budget.strategy, threads) &&
-                spec.max_trials < e->reproduces_within) {
-              spec.max_trials = e->reproduces_within;
-              spec.stop_at_first_failure = true;
+            if (e && e->reproduces_within > 0 && e->matches(budget.strategy, threads)) {
+              if (spec.max_trials < e->reproduces_within) {
+                spec.max_trials = e->reproduces_within;
+                spec.stop_at_first_failure = true;
+              }
+              spec.min_trials = e->reproduces_within;
             }
             cells.push_back(std::move(c));
           }
@@ -50,6 +80,7 @@ std::vector<PlannedCell> plan_cells(const std::vector<Scenario>& scenarios, cons
       }
     }
   }
+  guard_holds_over(scenarios, options.budget_scale, &cells);
   return cells;
 }
 

@@ -51,6 +51,20 @@ TEST(Cell, MitigationHolds) {
   EXPECT_EQ(sum.by_outcome["holds"], 50);
 }
 
+TEST(Cell, TheTimeCapStopsOnlyAfterTheMinimumTrials) {
+  racelab::CellSpec c;
+  c.workload = "t_flag";
+  c.mitigation = "global_lock";
+  c.strategy = "random";
+  c.threads = 2;
+  c.max_trials = 50;
+  c.max_seconds = 1e-9;  // spent before the first trial ends
+  c.supervised = false;
+  EXPECT_LE(racelab::run_cell(c, [](const racelab::TrialRecord&) {}).trials, 1);
+  c.min_trials = 7;
+  EXPECT_EQ(racelab::run_cell(c, [](const racelab::TrialRecord&) {}).trials, 7);
+}
+
 TEST(Cell, BadInputIsRejectedBeforeAnyTrial) {
   racelab::CellSpec c;
   c.workload = "t_flag";

@@ -72,6 +72,23 @@ TEST(Matrix, StrategyThreadOverrideAndBudgetScaling) {
   for (const auto& c : plan_cells({s}, o)) EXPECT_TRUE(c.spec.stop_at_first_failure);
 }
 
+TEST(Matrix, TheTimeCapCannotCutWhatAnExpectationNeeds) {
+  // On a loaded machine trials are slower, so a seconds budget runs fewer of
+  // them: it must not be what fails a reproduces_within or holds_over check.
+  Scenario s = toy();  // none: reproduces_within 5; global_lock: holds_over 40 over 4 cells of 10 trials
+  s.strategies[0].seconds = 0.001;
+  s.strategies[1].seconds = 0.001;
+  PlanOptions o;
+  o.budget_scale = 0.5;  // 5 trials a cell, holds_over needs 20
+  o.ci = true;
+  for (const auto& c : plan_cells({s}, o)) {
+    if (c.spec.mitigation == "none") EXPECT_EQ(c.spec.min_trials, 5);
+    if (c.spec.mitigation == "global_lock") EXPECT_EQ(c.spec.min_trials, 5);  // 20 over 4 cells
+    if (c.spec.mitigation == "disable_check") EXPECT_EQ(c.spec.min_trials, 0);
+    EXPECT_LE(c.spec.min_trials, c.spec.max_trials);
+  }
+}
+
 TEST(Matrix, ShardsPartitionTheCells) {
   const auto cells = plan_cells({toy()}, {});
   std::multiset<size_t> seen;
