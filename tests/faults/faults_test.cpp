@@ -253,10 +253,12 @@ TEST(Faults, AKilledCompareLeavesNoShardOrWorkerRunning) {
 
 // `racelab run` of a workload that holds, with one worker dealt `sig` from
 // outside mid-run: it is retried, never a crash or a hang, and the run exits 0.
+// The trial timeout (10 s) is what a stopped worker costs; shorter, a loaded
+// CI machine's first trial (LibTorch start-up in the worker) could time out.
 void fault_worker(int sig) {
   const std::string out = temp_dir();
   const std::string results = out + "/results.jsonl";
-  const pid_t pid = spawn({"run", "direct_leak", "-m", "global_lock", "-s", "random", "-n", "40", "--timeout", "3",
+  const pid_t pid = spawn({"run", "direct_leak", "-m", "global_lock", "-s", "random", "-n", "40", "--timeout", "10",
                            "--results", results, "-q"},
                           out + "/log.txt");
   const pid_t worker = wait_for_worker(pid, 30);
