@@ -34,9 +34,10 @@ int bench_command(int argc, char** argv) {
   app.add_option("--repeats", o.repeats, "Repeats per trainer cell (noise estimate)")->check(CLI::Range(1, 20));
   app.add_option("--trials", o.reproduce_trials, "Trial budget per (race, strategy) cell")->check(CLI::Range(1, 100000));
   app.add_option("--trainer-steps", o.trainer_steps, "Steps per worker in each trainer cell")->check(CLI::Range(1, 10000));
-  app.add_option("--compare", o.compare, "An earlier BENCH.json: flag regressions beyond the measured noise")
-      ->check(CLI::ExistingFile);
+  app.add_option("--compare", o.compare, "An earlier BENCH.json: flag regressions beyond the measured noise");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  if (!o.compare.empty())
+    if (int rc = require_input_file(app, o.compare); rc != kGoOn) return rc;
   json old_run;
   if (!o.compare.empty()) {
     std::ifstream f(o.compare);

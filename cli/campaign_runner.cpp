@@ -22,6 +22,7 @@
 #include "cli/flags.h"
 #include "compile/mitigation/mitigation.h"
 #include "engine/cell.h"
+#include "engine/run_trial.h"
 #include "racelab/exit_code.h"
 #include "racelab/workload.h"
 #include "reports/campaign/campaign.h"
@@ -47,7 +48,9 @@ WorkloadLookup registry_lookup() {
     if (it != cache.end()) return &it->second;
     const Workload* w = find_workload(name);
     if (!w) return nullptr;
-    return &cache.emplace(name, WorkloadInfo{w->default_knobs, w->mitigations, w->needs_free_running}).first->second;
+    auto check = [w](const json& knobs) { (void)merge_knobs(*w, knobs); };
+    return &cache.emplace(name, WorkloadInfo{w->default_knobs, w->mitigations, w->needs_free_running, check})
+                .first->second;
   };
 }
 
@@ -67,10 +70,11 @@ void add_run_flags(CLI::App& app, RunFlags& f, const std::string& default_out) {
   app.add_option("--out", f.out, "Report directory (results.jsonl, report.{json,md,html}, schedules/, traces/)")
       ->capture_default_str();
   app.add_option("--budget-scale", f.budget_scale, "Multiply every trial and time budget (0.1 = CI-sized)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_seconds().description("SCALE>0"))
       ->capture_default_str();
   app.add_option("--shard", f.shard_text, "Run only shard i of n (1-based, e.g. 2/4); combine with `racelab merge`");
-  app.add_option("--jobs,-j", f.jobs, "Run as this many parallel shards on this machine (default: one per core)");
+  app.add_option("--jobs,-j", f.jobs, "Run as this many parallel shards on this machine (default: one per core)")
+      ->check(positive_integer());
   app.add_option("--junit", f.junit, "Also write JUnit XML here (one test case per expectation)");
   app.add_flag("--no-progress", f.no_progress, "No live progress line, even on a terminal");
   app.add_flag("--no-minimize", f.no_minimize,
@@ -131,6 +135,7 @@ std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags
                                  std::string("--no-progress"), std::string("--no-minimize")})
       args.push_back(a);
     results.push_back((fs::path(dir) / results_file_name({k - 1, n})).string());
+    fs::create_directories(dir);  // here, so a path that cannot be made is the parent's exit 3
     const pid_t pid = start_shard(args, dir, (fs::path(dir) / "log.txt").string());
     kids.push_back(pid);
   }
@@ -272,7 +277,10 @@ int print_campaign(const json& report, const ReportFiles& files, const std::stri
     std::printf("interrupted: the report above covers the trials that finished\n");
     return kExitInterrupted;
   }
-  if (!ci) return kExitOk;
+  // One rule for every command that checks expectations (compare, ci,
+  // merge): a failed expectation exits 1. `ci` and `merge --ci` also fail on
+  // one their budgets could not decide (incomplete).
+  if (!ci) return e["failed"].get<int64_t>() == 0 ? kExitOk : kExitExpectationFailed;
   // One shard of a campaign cannot decide expectations whose cells ran
   // elsewhere: it fails only on a definite failure; `racelab merge --ci` decides the rest.
   bool one_shard = false;
@@ -284,9 +292,30 @@ int print_campaign(const json& report, const ReportFiles& files, const std::stri
 
 json rebuild_report(const std::vector<std::string>& results_files, std::vector<std::string>* errors) {
   ResultsData data;
+  // Each shard once: the same file, or two files of the same shard, would
+  // count its trials twice.
+  std::map<std::string, std::string> seen_files, seen_shards;  // key -> the file that had it
   for (const auto& f : results_files) {
+    std::error_code ec;
+    const std::string key = fs::weakly_canonical(f, ec).string();
+    if (auto [it, fresh] = seen_files.emplace(ec ? f : key, f); !fresh) {
+      errors->push_back(fmt::format("{}: given twice (as {} and {}); each shard's results may be merged once", f,
+                                    it->second, f));
+      continue;
+    }
     try {
+      const size_t before = data.headers.size();
       read_results(f, &data);
+      if (data.headers.size() > before) {
+        const json& h = data.headers.back();
+        // The same shard of the same campaign: same shard number, same scenarios.
+        const std::string shard = h.value("shard", json::array({1, 1})).dump() + " " +
+                                  std::to_string(std::hash<std::string>()(h.value("scenarios", json()).dump()));
+        if (auto [it, fresh] = seen_shards.emplace(shard, f); !fresh)
+          errors->push_back(fmt::format("{}: shard {} of the same campaign as {}; each shard's results may be "
+                                        "merged once",
+                                        f, h.value("shard", json::array({1, 1})).dump(), it->second));
+      }
     } catch (const std::exception& e) {
       errors->push_back(e.what());
     }

@@ -26,13 +26,14 @@ std::vector<reports::Scenario> load_catalogue(const std::vector<std::string>& pa
 
 // `racelab compare` (ci = false) and `racelab ci` (ci = true): run the
 // catalogue, write the report, print the verdicts. The two differ in their
-// defaults and in what the exit code reflects (compare: 0 unless interrupted;
-// ci: every expectation).
+// defaults (budgets, minimisation, output folder); both exit 1 when an
+// expectation failed, and ci also when one is incomplete.
 int run_catalogue(bool ci, int argc, char** argv);
 
 // Prints the verdict table and where the report went; returns the exit code:
-// kExitInterrupted when interrupted, otherwise kExitOk unless `ci` and an
-// expectation failed. `strict` (merge --ci) also fails on undecided ones.
+// kExitInterrupted when interrupted, kExitExpectationFailed when an
+// expectation failed (with `ci`, also when one is incomplete; `strict`, merge
+// --ci, also for a shard's undecided ones), otherwise kExitOk.
 int print_campaign(const nlohmann::json& report, const reports::ReportFiles& files, const std::string& results,
                    bool ci, bool interrupted, bool strict = false);
 

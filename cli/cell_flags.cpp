@@ -10,6 +10,7 @@
 
 #include "cli/flags.h"
 #include "engine/run_trial.h"
+#include "racelab/workload.h"
 #include "engine/supervisor.h"
 #include "racelab/exit_code.h"
 #include "racelab/jsonl.h"
@@ -27,22 +28,25 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
   app.add_option("-s,--strategy", spec.strategy,
                  "os | os+jitter[:P] | random | pct:D | dfs:P | replay:FILE|STRING")->capture_default_str();
   app.add_option("--seed", spec.seed, "Cell seed (trial seeds derive from it)")->capture_default_str();
-  app.add_option("-n,--budget", spec.max_trials, "Maximum trials")->check(CLI::PositiveNumber)
+  app.add_option("-n,--budget", spec.max_trials, "Maximum trials")->check(positive_integer())
       ->capture_default_str();
-  app.add_option("--max-seconds", spec.max_seconds, "Stop after this many seconds (0: no limit)");
+  app.add_option("--max-seconds", spec.max_seconds, "Stop after this many seconds (0: no limit)")
+      ->check(non_negative_seconds());
   app.add_option("-k,--knob", knobs, "Workload knob NAME=VALUE (repeatable)");
   app.add_option("--results", results, "Append every trial to this JSONL file");
-  app.add_option("--timeout", spec.trial_timeout_s, "Seconds before a trial counts as hung")->capture_default_str();
+  app.add_option("--timeout", spec.trial_timeout_s, "Seconds before a trial counts as hung")
+      ->check(positive_seconds())
+      ->capture_default_str();
   app.add_flag("--in-process", in_process, "Run trials in this process (no crash isolation)");
   app.add_flag("-q,--quiet", quiet, "Print only the summary");
 }
 
 namespace {
 
-void print_failure(const TrialRecord& r) {
+void print_failure(const TrialRecord& r, bool show_schedule_file) {
   std::printf("trial %lld: %s: %s\n", static_cast<long long>(r.trial), r.outcome.c_str(), r.detail.c_str());
   if (!r.compact.empty()) std::printf("  replay: racelab replay %s\n", r.compact.c_str());
-  if (!r.schedule_file.empty()) std::printf("  schedule: %s\n", r.schedule_file.c_str());
+  if (show_schedule_file && !r.schedule_file.empty()) std::printf("  schedule: %s\n", r.schedule_file.c_str());
   std::fflush(stdout);
 }
 
@@ -62,7 +66,8 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
     std::set<std::string> shown;
     *sum = run_cell(f.spec, [&](const TrialRecord& r) {
       if (out) out->write(r.to_json());
-      if (!f.quiet && r.outcome != "holds" && shown.insert(r.outcome).second) print_failure(r);
+      if (!f.quiet && r.outcome != "holds" && shown.insert(r.outcome).second)
+        print_failure(r, f.show_schedule_files);
     });
   } catch (const ScheduleError& e) {
     std::fprintf(stderr, "racelab: %s\n", e.what());
@@ -121,11 +126,22 @@ void print_summary(const CellSpec& spec, const CellSummary& sum) {
 bool load_schedule_or_report(const std::string& arg, Schedule* s) {
   try {
     *s = load_schedule_arg(arg);
+    // What it names must exist here, before any trial: a config error with the
+    // file's name, never a trial's "bad trial".
+    const Workload& w = require_workload(s->workload);
+    (void)resolve_mitigation(w, s->mitigation);
+    (void)merge_knobs(w, s->knobs);
     return true;
   } catch (const ScheduleError& e) {
     std::fprintf(stderr, "racelab: %s\n", e.what());
-    return false;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "racelab: %s: %s\n", schedule_source(arg).c_str(), e.what());
   }
+  return false;
+}
+
+std::string schedule_source(const std::string& arg) {
+  return arg.rfind(kCompactPrefix, 0) == 0 ? "compact form" : arg;
 }
 
 std::string minimised_path(const std::string& path) {

@@ -22,6 +22,7 @@ struct CellFlags {
   std::string results;
   bool in_process = false;
   bool quiet = false;
+  bool show_schedule_files = true;  // false: the caller moves them (reproduce)
 
   void add(CLI::App& app, const std::string& default_strategy, int64_t default_budget);
 };
@@ -40,9 +41,11 @@ TrialRunner make_runner(bool in_process, double timeout_s);
 
 void print_summary(const CellSpec& spec, const CellSummary& sum);
 
-// A schedule file or racelab1: string; prints the problem and returns false
-// when it cannot be read.
+// A schedule file or racelab1: string whose workload, mitigation and knobs
+// exist here; prints the problem (naming the file) and returns false when not.
 bool load_schedule_or_report(const std::string& file_or_compact, Schedule* out);
+// How messages name a schedule argument: its path, or "compact form".
+std::string schedule_source(const std::string& file_or_compact);
 
 // FILE.json -> FILE.min.json (anything else: FILE.min), where minimised schedules go.
 std::string minimised_path(const std::string& path);

@@ -19,9 +19,10 @@ int chrome_trace_command(int argc, char** argv) {
   CLI::App app{"Write a schedule file as Chrome trace-event JSON (open in ui.perfetto.dev or chrome://tracing)",
                argv[0]};
   std::string schedule, out;
-  app.add_option("schedule", schedule, "A racelab schedule file")->required()->check(CLI::ExistingFile);
+  app.add_option("schedule", schedule, "A racelab schedule file")->required();
   app.add_option("--out,-o", out, "Output file (default: SCHEDULE with .trace.json)");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  if (int rc = require_input_file(app, schedule); rc != kGoOn) return rc;
   std::ifstream in(schedule);
   nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || doc.value("format", "") != "racelab-schedule") {

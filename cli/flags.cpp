@@ -1,5 +1,13 @@
 #include "cli/flags.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
 #include "racelab/exit_code.h"
 
 namespace racelab::cli {
@@ -17,6 +25,61 @@ int parse_flags(CLI::App& app, int argc, char** argv) {
 int usage_error(const CLI::App& app, const CLI::Error& error) {
   app.exit(error);
   return kExitUsage;
+}
+
+namespace {
+
+// s as a whole number (nothing after it), or false.
+bool parse_number(const std::string& s, double* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  *out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && errno == 0 && std::isfinite(*out);
+}
+
+}  // namespace
+
+CLI::Validator positive_integer() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        double v = 0;
+        if (!parse_number(s, &v) || v < 1 || v != std::floor(v) || v > 9.0e15)
+          return "expected an integer >= 1, got '" + s + "'";
+        return {};
+      },
+      "INT>=1");
+}
+
+CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        double v = 0;
+        if (!parse_number(s, &v) || v <= 0) return "expected a number of seconds > 0, got '" + s + "'";
+        return {};
+      },
+      "SECONDS>0");
+}
+
+CLI::Validator non_negative_seconds() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        double v = 0;
+        if (!parse_number(s, &v) || v < 0) return "expected a number of seconds >= 0, got '" + s + "'";
+        return {};
+      },
+      "SECONDS>=0");
+}
+
+int require_input_file(const CLI::App& app, const std::string& path) {
+  struct stat st;
+  const char* why = nullptr;
+  if (::stat(path.c_str(), &st) != 0) why = std::strerror(errno);
+  else if (S_ISDIR(st.st_mode)) why = "a directory, expected a file";
+  else if (!std::ifstream(path)) why = "not readable";
+  if (why == nullptr) return kGoOn;
+  std::fprintf(stderr, "%s: %s: %s\n", app.get_name().c_str(), path.c_str(), why);
+  return kExitBadInput;
 }
 
 }  // namespace racelab::cli

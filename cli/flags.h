@@ -25,6 +25,17 @@ int parse_flags(CLI::App& app, int argc, char** argv);
 // check): prints it as CLI11 would and returns kExitUsage.
 int usage_error(const CLI::App& app, const CLI::Error& error);
 
+// Validators for flag values, so a nonsense value (`--timeout -1`, `-n abc`,
+// `-j 0`) is a usage error (exit 2) with a message naming what is expected.
+CLI::Validator positive_integer();     // an integer >= 1
+CLI::Validator positive_seconds();     // a number > 0
+CLI::Validator non_negative_seconds(); // a number >= 0
+
+// An input file named on the command line: kGoOn when it is a readable
+// regular file, otherwise prints "racelab CMD: PATH: ..." and returns
+// kExitBadInput -- a missing input is bad input (3) in every command.
+int require_input_file(const CLI::App& app, const std::string& path);
+
 }  // namespace racelab::cli
 
 #endif  // RACELAB_CLI_FLAGS_H_

@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <string>
 
 #include "cli/commands.h"
 #include "racelab/exit_code.h"
+#include "racelab/file_error.h"
 
 namespace {
 
@@ -73,6 +75,13 @@ int main(int argc, char** argv) {
     argv[1] = self.data();
     try {
       return c.run(argc - 1, argv + 1);
+    } catch (const racelab::FileError& e) {
+      // A path that cannot be written or read: the environment, not racelab.
+      std::fprintf(stderr, "racelab %s: %s\n", c.name, e.what());
+      return racelab::kExitBadInput;
+    } catch (const std::filesystem::filesystem_error& e) {
+      std::fprintf(stderr, "racelab %s: %s: %s\n", c.name, e.path1().c_str(), e.code().message().c_str());
+      return racelab::kExitBadInput;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "racelab %s: internal error: %s\n", c.name, e.what());
       return racelab::kExitInternal;

@@ -20,7 +20,7 @@ int merge_command(int argc, char** argv) {
   app.add_option("results", results, "results*.jsonl files written by `compare/ci --shard i/n`")->required();
   app.add_option("--out", out, "Report directory")->capture_default_str();
   app.add_option("--junit", junit, "Also write JUnit XML here");
-  app.add_flag("--ci", ci, "Exit 1 unless every expectation holds (as `racelab ci` does)");
+  app.add_flag("--ci", ci, "Exit 1 unless every expectation holds, incomplete ones included (as `racelab ci` does)");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   std::vector<std::string> errors;
   nlohmann::json report;

@@ -22,9 +22,13 @@ int minimize_command(int argc, char** argv) {
   double timeout = 30;
   app.add_option("schedule", arg, "Schedule file or compact string")->required();
   app.add_option("-o,--out", out_path, "Minimised schedule file (default: FILE.min.json)");
-  app.add_option("-n,--budget", budget, "Trials the minimiser may run")->capture_default_str();
+  app.add_option("-n,--budget", budget, "Trials the minimiser may run")
+      ->check(positive_integer())
+      ->capture_default_str();
   app.add_flag("--in-process", in_process, "Run trials in this process (no crash isolation)");
-  app.add_option("--timeout", timeout, "Seconds before a trial counts as hung")->capture_default_str();
+  app.add_option("--timeout", timeout, "Seconds before a trial counts as hung")
+      ->check(positive_seconds())
+      ->capture_default_str();
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   Schedule s;
   if (!load_schedule_or_report(arg, &s)) return kExitBadInput;
@@ -33,7 +37,7 @@ int minimize_command(int argc, char** argv) {
   try {
     m = minimize(s, make_runner(in_process, timeout), budget);
   } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "racelab: schedule names %s\n", e.what());
+    std::fprintf(stderr, "racelab: %s: %s\n", schedule_source(arg).c_str(), e.what());
     return kExitBadInput;
   }
   if (!m.ok) {

@@ -23,10 +23,12 @@ int replay_command(int argc, char** argv) {
   bool in_process = false;
   double timeout = 30;
   app.add_option("schedule", arg, "Schedule file or compact string")->required();
-  app.add_option("-n,--times", times, "Replay this many times")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("-n,--times", times, "Replay this many times")->check(positive_integer())->capture_default_str();
   app.add_option("-o,--out", out_path, "Write the replayed run as a full schedule file (events included)");
   app.add_flag("--in-process", in_process, "Replay in this process (no crash isolation)");
-  app.add_option("--timeout", timeout, "Seconds before a replay counts as hung")->capture_default_str();
+  app.add_option("--timeout", timeout, "Seconds before a replay counts as hung")
+      ->check(positive_seconds())
+      ->capture_default_str();
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   Schedule s;
   if (!load_schedule_or_report(arg, &s)) return kExitBadInput;
@@ -39,11 +41,11 @@ int replay_command(int argc, char** argv) {
     try {
       r = run(spec);
     } catch (const std::invalid_argument& e) {
-      std::fprintf(stderr, "racelab: schedule names %s\n", e.what());
+      std::fprintf(stderr, "racelab: %s: %s\n", schedule_source(arg).c_str(), e.what());
       return kExitBadInput;
     }
     if (r.metrics.value("bad_input", false)) {
-      std::fprintf(stderr, "racelab: %s\n", r.detail.c_str());
+      std::fprintf(stderr, "racelab: %s: %s\n", schedule_source(arg).c_str(), r.detail.c_str());
       return kExitBadInput;
     }
     ++tally[outcome_name(r.outcome)];

@@ -24,14 +24,19 @@ int reproduce_command(int argc, char** argv) {
   int64_t min_budget = 400;
   app.add_option("-o,--out", out_path, "Schedule file (default: WORKLOAD.schedule.json; minimised: *.min.json)");
   app.add_flag("--no-minimize", no_minimize, "Save the failing schedule as found");
-  app.add_option("--minimize-budget", min_budget, "Trials the minimiser may run")->capture_default_str();
+  app.add_option("--minimize-budget", min_budget, "Trials the minimiser may run")
+      ->check(positive_integer())
+      ->capture_default_str();
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   if (out_path.empty()) out_path = f.spec.workload + ".schedule.json";
   std::string dir = out_path.find('/') == std::string::npos ? "." : out_path.substr(0, out_path.rfind('/'));
   f.spec.stop_at_first_failure = true;
   f.spec.schedule_dir = dir;
+  f.show_schedule_files = false;  // the trial's file becomes out_path below; only that one is named
   CellSummary sum;
   if (int rc = run_cell_flags(f, &sum); rc != kGoOn) return rc;
+  const std::string trial_file = sum.first_failure_schedule;
+  sum.first_failure_schedule.clear();
   print_summary(f.spec, sum);
   if (sum.failures == 0) {
     std::printf("not reproduced in %lld trials\n", static_cast<long long>(sum.trials));
@@ -39,13 +44,13 @@ int reproduce_command(int argc, char** argv) {
   }
   Schedule found;
   try {
-    found = load_schedule(sum.first_failure_schedule);
+    found = load_schedule(trial_file);
   } catch (const ScheduleError& e) {
     std::fprintf(stderr, "racelab: %s\n", e.what());
     return kExitInternal;
   }
-  std::remove(sum.first_failure_schedule.c_str());
   save_schedule(found, out_path);
+  if (trial_file != out_path) std::remove(trial_file.c_str());
   std::printf("schedule: %s (%s, %lld preemptions)\n", out_path.c_str(), outcome_name(found.outcome),
               static_cast<long long>(found.count_preemptions()));
   if (found.decisions.empty()) {

@@ -41,8 +41,7 @@ int train_command(int argc, char** argv) {
   app.add_option("--out", o.out_dir, "Run directory (target.ckpt, drafters.ckpt, metrics.jsonl, summary.json)")
       ->capture_default_str();
   add_corpus_flags(app, o.corpus);
-  app.add_option("--target", o.target_file, "Use this target (racelab checkpoint or TorchScript file) instead of training one")
-      ->check(CLI::ExistingFile);
+  app.add_option("--target", o.target_file, "Use this target (racelab checkpoint or TorchScript file) instead of training one");
   add_target_flags(app, o.target, o.target_train);
   app.add_option("--seed", o.run.seed, "Seed of the drafters' data streams and initialisation")->capture_default_str();
   app.add_option("--workers", o.workers, "Drafter worker threads (one drafter each)")->capture_default_str()->check(CLI::Range(1, 256));
@@ -76,6 +75,9 @@ int train_command(int argc, char** argv) {
   app.add_option("--worker-rank", o.worker_rank, "(internal) isolate_process child: train only this drafter")
       ->group("");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  for (const std::string* input : {&o.corpus.data_file, &o.target_file})
+    if (!input->empty())
+      if (int rc = require_input_file(app, *input); rc != kGoOn) return rc;
 
   auto parse_list = [&](const std::string& text, const char* flag) {
     std::vector<int64_t> out;
@@ -141,6 +143,10 @@ int train_command(int argc, char** argv) {
                        o.out_dir.c_str());
           return static_cast<int>(kExitInterrupted);
         }
+        if (r.stopped_early && !quiet)
+          std::printf("stopped after --stop-after %lld steps per drafter as asked: checkpoint in %s; continue with "
+                      "the same command plus --resume\n",
+                      static_cast<long long>(o.run.stop_after), o.out_dir.c_str());
         return static_cast<int>(kExitOk);
       },
       "train");

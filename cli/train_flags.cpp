@@ -15,8 +15,7 @@
 namespace racelab::cli {
 
 void add_corpus_flags(CLI::App& app, trainer::CorpusOptions& c) {
-  app.add_option("--data", c.data_file, "Plain-text training file (byte-level tokens); default: the synthetic language")
-      ->check(CLI::ExistingFile);
+  app.add_option("--data", c.data_file, "Plain-text training file (byte-level tokens); default: the synthetic language");
   app.add_option("--corpus-seed", c.synthetic.seed, "Seed of the synthetic language")->capture_default_str();
   app.add_option("--corpus-tokens", c.synthetic.tokens, "Tokens in the synthetic corpus")
       ->capture_default_str()

@@ -34,11 +34,13 @@ int train_target_command(int argc, char** argv) {
   add_corpus_flags(app, corpus);
   add_target_flags(app, t, tt);
   app.add_option("--seed", seed, "Seed of initialisation and batches")->capture_default_str();
-  app.add_option("--load", load, "Evaluate this target (racelab checkpoint or TorchScript) instead of training")
-      ->check(CLI::ExistingFile);
+  app.add_option("--load", load, "Evaluate this target (racelab checkpoint or TorchScript) instead of training");
   app.add_option("--export-torchscript", export_ts, "Also write the trained target as a TorchScript file");
   app.add_flag("--quiet", quiet, "No progress output");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  for (const std::string* input : {&corpus.data_file, &load})
+    if (!input->empty())
+      if (int rc = require_input_file(app, *input); rc != kGoOn) return rc;
   tt.seed = seed;
   return run_guarded(
       [&] {

@@ -23,10 +23,6 @@ class RealFlagModule : public FlagModule {
   const CaptureRuntime* rt_;
 };
 
-[[noreturn]] void bad_variant(const std::string& field, const std::string& value, const char* expected) {
-  throw std::invalid_argument("compile variant '" + field + "': got '" + value + "', expected " + expected);
-}
-
 }  // namespace
 
 // ---- Variants ---------------------------------------------------------------
@@ -37,35 +33,31 @@ const std::vector<std::string>& Variants::fields() {
   return f;
 }
 
+std::string Variants::accepted(const std::string& field) {
+  if (field == "flag_scope" || field == "patch_scope") return "global | thread_local";
+  if (field == "flag_type") return "plain | atomic";
+  if (field == "check") return "outside_lock | inside_lock";
+  if (field == "eager_sets_flag") return "before_lock | after_lock";
+  if (field == "cache") return "synchronised | unsynchronised";
+  throw std::invalid_argument("unknown compile variant '" + field +
+                              "', expected one of flag_scope, flag_type, check, eager_sets_flag, cache, patch_scope");
+}
+
 void Variants::set(const std::string& field, const std::string& value) {
-  if (field == "flag_scope") {
-    if (value == "global") flag_scope = FlagScope::kGlobal;
-    else if (value == "thread_local") flag_scope = FlagScope::kThreadLocal;
-    else bad_variant(field, value, "global | thread_local");
-  } else if (field == "flag_type") {
-    if (value == "plain") flag_type = FlagType::kPlain;
-    else if (value == "atomic") flag_type = FlagType::kAtomic;
-    else bad_variant(field, value, "plain | atomic");
-  } else if (field == "check") {
-    if (value == "outside_lock") check = CheckPlace::kOutsideLock;
-    else if (value == "inside_lock") check = CheckPlace::kInsideLock;
-    else bad_variant(field, value, "outside_lock | inside_lock");
-  } else if (field == "eager_sets_flag") {
-    if (value == "before_lock") eager_sets_flag = EagerOrder::kBeforeLock;
-    else if (value == "after_lock") eager_sets_flag = EagerOrder::kAfterLock;
-    else bad_variant(field, value, "before_lock | after_lock");
-  } else if (field == "cache") {
-    if (value == "synchronised") cache = CacheSync::kSynchronised;
-    else if (value == "unsynchronised") cache = CacheSync::kUnsynchronised;
-    else bad_variant(field, value, "synchronised | unsynchronised");
-  } else if (field == "patch_scope") {
-    if (value == "global") patch_scope = PatchScope::kGlobal;
-    else if (value == "thread_local") patch_scope = PatchScope::kThreadLocal;
-    else bad_variant(field, value, "global | thread_local");
-  } else {
-    throw std::invalid_argument("unknown compile variant '" + field +
-                                "', expected one of flag_scope, flag_type, check, eager_sets_flag, cache, patch_scope");
-  }
+  const std::string expected = accepted(field);  // throws for an unknown field
+  if (field == "flag_scope" && value == "global") flag_scope = FlagScope::kGlobal;
+  else if (field == "flag_scope" && value == "thread_local") flag_scope = FlagScope::kThreadLocal;
+  else if (field == "flag_type" && value == "plain") flag_type = FlagType::kPlain;
+  else if (field == "flag_type" && value == "atomic") flag_type = FlagType::kAtomic;
+  else if (field == "check" && value == "outside_lock") check = CheckPlace::kOutsideLock;
+  else if (field == "check" && value == "inside_lock") check = CheckPlace::kInsideLock;
+  else if (field == "eager_sets_flag" && value == "before_lock") eager_sets_flag = EagerOrder::kBeforeLock;
+  else if (field == "eager_sets_flag" && value == "after_lock") eager_sets_flag = EagerOrder::kAfterLock;
+  else if (field == "cache" && value == "synchronised") cache = CacheSync::kSynchronised;
+  else if (field == "cache" && value == "unsynchronised") cache = CacheSync::kUnsynchronised;
+  else if (field == "patch_scope" && value == "global") patch_scope = PatchScope::kGlobal;
+  else if (field == "patch_scope" && value == "thread_local") patch_scope = PatchScope::kThreadLocal;
+  else throw std::invalid_argument("compile variant '" + field + "': got '" + value + "', expected " + expected);
 }
 
 std::string Variants::get(const std::string& field) const {

@@ -61,6 +61,8 @@ struct Variants {
   void set(const std::string& field, const std::string& value);
   std::string get(const std::string& field) const;
   static const std::vector<std::string>& fields();
+  // The values `field` accepts, "a | b" (what set's error says).
+  static std::string accepted(const std::string& field);
 };
 
 // Raised by the entry check: a compiled function was called while a capture is

@@ -138,7 +138,10 @@ class ReplayDriver : public StrategyDriver {
   Schedule schedule_;
 };
 
-int parse_param(const std::string& name, const std::string& text, int min) {
+// The bounds keep a typo from becoming a search that never ends: pct's depth
+// spreads D-1 change points (beyond ~10 the guarantee 1/(n*k^(D-1)) is nil),
+// dfs enumerates every schedule with up to P preemptions (exponential in P).
+int parse_param(const std::string& name, const std::string& text, int min, int max) {
   size_t used = 0;
   int v = 0;
   try {
@@ -146,9 +149,9 @@ int parse_param(const std::string& name, const std::string& text, int min) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size() || v < min)
+  if (used == 0 || used != text.size() || v < min || v > max)
     throw std::invalid_argument(
-        fmt::format("strategy '{}': expected an integer >= {} after ':', got '{}'", name, min, text));
+        fmt::format("strategy '{}': expected an integer from {} to {} after ':', got '{}'", name, min, max, text));
   return v;
 }
 
@@ -177,10 +180,10 @@ StrategyName parse_strategy(const std::string& name) {
     s.kind = StrategyName::Kind::kRandom;
   } else if (head == "pct") {
     s.kind = StrategyName::Kind::kPct;
-    s.param = parse_param(name, arg, 1);
+    s.param = parse_param(name, arg, 1, 10);
   } else if (head == "dfs") {
     s.kind = StrategyName::Kind::kDfs;
-    s.param = parse_param(name, arg, 0);
+    s.param = parse_param(name, arg, 0, 8);
   } else if (head == "replay") {
     if (arg.empty()) throw std::invalid_argument("strategy 'replay:': expected a schedule file or compact string");
     s.kind = StrategyName::Kind::kReplay;

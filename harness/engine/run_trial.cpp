@@ -30,22 +30,21 @@ const Workload& require_workload(const std::string& name) {
 json merge_knobs(const Workload& workload, const json& knobs) {
   json merged = workload.default_knobs.is_object() ? workload.default_knobs : json::object();
   if (knobs.is_null()) return merged;
-  if (!knobs.is_object()) throw std::invalid_argument("knobs: expected an object, got " + knobs.dump());
+  if (!knobs.is_object()) throw KnobError("", knobs.dump(), "an object of knobs");
   for (auto it = knobs.begin(); it != knobs.end(); ++it) {
     if (!merged.contains(it.key())) {
       std::string accepted;
       for (auto d = merged.begin(); d != merged.end(); ++d) accepted += (accepted.empty() ? "" : ", ") + d.key();
-      throw std::invalid_argument(fmt::format("knob '{}': unknown for workload '{}' (accepted: {})", it.key(),
-                                              workload.name, accepted.empty() ? "none" : accepted));
+      throw KnobError(it.key(), "an unknown knob",
+                      fmt::format("a knob of workload '{}' ({})", workload.name, accepted.empty() ? "none" : accepted));
     }
     const json& def = merged[it.key()];
     bool same_kind = (def.is_number() && it.value().is_number()) || def.type() == it.value().type() ||
                      def.is_null();
-    if (!same_kind)
-      throw std::invalid_argument(fmt::format("knob '{}': expected a value like {}, got {}", it.key(), def.dump(),
-                                              it.value().dump()));
+    if (!same_kind) throw KnobError(it.key(), it.value().dump(), "a value like " + def.dump());
     merged[it.key()] = it.value();
   }
+  if (workload.check_knobs) workload.check_knobs(merged);
   return merged;
 }
 

@@ -33,8 +33,9 @@ struct TrialHooks {
 // bad strategy spec (the message names the field).
 TrialResult run_trial(const TrialSpec& spec, const TrialHooks& hooks = {});
 
-// The workload's default knobs overlaid with `knobs`; an unknown knob or a
-// value of another JSON type is an error naming it.
+// The workload's default knobs overlaid with `knobs`, checked by the
+// workload's check_knobs; an unknown knob, a value of another JSON type or one
+// the workload cannot run with throws KnobError (racelab/workload.h) naming it.
 nlohmann::json merge_knobs(const Workload& workload, const nlohmann::json& knobs);
 // The mitigation to use ("" -> the workload's first, or "none"); an unknown one
 // is an error listing the accepted names.

@@ -40,9 +40,38 @@ std::string req_string(const json& j, const std::string& src, const std::string&
 int64_t req_int(const json& j, const std::string& src, const std::string& name, int64_t min,
                 const std::string& label = "") {
   const json& v = field(j, src, name);
-  if (!v.is_number_integer() || v.get<int64_t>() < min)
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX) || v.get<int64_t>() < min)
     bad(src, label.empty() ? name : label, fmt::format("an integer >= {}", min), v);
   return v.get<int64_t>();
+}
+
+// Thread counts: at most kMaxThreads workers, as `run -t` and scenario files
+// allow; managed thread ids run from 0 (the trial body) to kMaxThreads.
+constexpr int64_t kMaxThreads = 64;
+// Decisions in one schedule (a trial's max_steps is far below this).
+constexpr size_t kMaxDecisions = 10000000;
+
+int req_threads(const json& v, const std::string& src) {
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX) || v.get<int64_t>() < 1 ||
+      v.get<int64_t>() > kMaxThreads)
+    bad(src, "threads", fmt::format("an integer from 1 to {}", kMaxThreads), v);
+  return static_cast<int>(v.get<int64_t>());
+}
+
+// Unknown keys are errors, as in scenario files: a misspelt field
+// ("prdemption") must not be dropped in silence.
+void only_keys(const json& obj, const std::string& src, const std::string& at,
+               std::initializer_list<const char*> keys) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    bool known = false;
+    for (const char* k : keys) known |= it.key() == k;
+    if (!known) {
+      std::string list;
+      for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
+      throw ScheduleError(fmt::format("{}: field '{}{}': unknown key, expected one of {}", src, at.empty() ? "" : at + ".",
+                                      it.key(), list));
+    }
+  }
 }
 
 // --- base64url (RFC 4648 §5), no padding ---
@@ -113,8 +142,10 @@ std::vector<int> rle_decode(const std::string& text) {
     } catch (const std::exception&) {
       throw ScheduleError(fmt::format("compact form: field 'decisions': expected runs like 0*3.1, got '{}'", tok));
     }
-    if (thread < 0 || count < 1 || count > 10000000)
-      throw ScheduleError(fmt::format("compact form: field 'decisions': bad run '{}'", tok));
+    if (thread < 0 || thread > kMaxThreads || count < 1 || static_cast<size_t>(count) > kMaxDecisions - out.size())
+      throw ScheduleError(fmt::format("compact form: field 'decisions': bad run '{}' (thread ids 0 to {}, at most {} "
+                                      "decisions)",
+                                      tok, kMaxThreads, kMaxDecisions));
     out.insert(out.end(), static_cast<size_t>(count), thread);
   }
   return out;
@@ -151,6 +182,9 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
     bad(src, "format", "\"racelab-schedule\"", field(j, src, "format"));
   const json& ver = field(j, src, "version");
   if (ver != kScheduleVersion) bad(src, "version", std::to_string(kScheduleVersion), ver);
+  only_keys(j, src, "",
+            {"format", "version", "racelab_version", "scenario", "workload", "knobs", "mitigation", "threads",
+             "strategy", "seed", "decisions", "events", "outcome", "preemptions", "minimized_from_preemptions"});
   Schedule s;
   s.racelab_version = field(j, src, "racelab_version").is_string() ? j["racelab_version"].get<std::string>() : "";
   s.scenario = field(j, src, "scenario").is_string() ? j["scenario"].get<std::string>() : "";
@@ -161,7 +195,7 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
   const json& knobs = field(j, src, "knobs");
   if (!knobs.is_object()) bad(src, "knobs", "an object", knobs);
   s.knobs = knobs;
-  s.threads = static_cast<int>(req_int(j, src, "threads", 1));
+  s.threads = req_threads(field(j, src, "threads"), src);
   const json& seed = field(j, src, "seed");
   if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<int64_t>() >= 0))
     bad(src, "seed", "an unsigned integer", seed);
@@ -172,10 +206,12 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
     const json& d = ds[i];
     std::string at = fmt::format("decisions[{}]", i);
     if (!d.is_object()) bad(src, at, "an object", d);
+    only_keys(d, src, at, {"step", "thread", "point", "preemption"});
     Decision x;
     x.step = req_int(d, src, "step", 0, at + ".step");
     if (x.step != static_cast<int64_t>(i)) bad(src, at + ".step", std::to_string(i), d["step"]);
     x.thread = static_cast<int>(req_int(d, src, "thread", 0, at + ".thread"));
+    if (x.thread > kMaxThreads) bad(src, at + ".thread", fmt::format("a thread id from 0 to {}", kMaxThreads), d["thread"]);
     x.point = field(d, src, "point").is_string() ? d["point"].get<std::string>() : "";
     if (!field(d, src, "point").is_null() && !field(d, src, "point").is_string())
       bad(src, at + ".point", "a string", d["point"]);
@@ -191,6 +227,7 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
       const json& e = es[i];
       std::string at = fmt::format("events[{}]", i);
       if (!e.is_object()) bad(src, at, "an object", e);
+      only_keys(e, src, at, {"step", "thread", "kind", "what"});
       Event x;
       x.step = req_int(e, src, "step", 0, at + ".step");
       x.thread = static_cast<int>(req_int(e, src, "thread", 0, at + ".thread"));
@@ -201,6 +238,7 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
   }
   const json& out = field(j, src, "outcome");
   if (!out.is_object()) bad(src, "outcome", "an object {\"class\":...}", out);
+  only_keys(out, src, "outcome", {"class", "detail", "failing_step"});
   const json& cls = field(out, src, "class");
   if (!cls.is_string() || !parse_outcome(cls.get<std::string>(), &s.outcome))
     bad(src, "outcome.class", "an outcome class (holds, error, stuck_state, ...)", cls);
@@ -295,8 +333,7 @@ Schedule from_compact(const std::string& text_in) {
   s.workload = a[1];
   if (!a[2].is_string()) bad(src, "mitigation", "a string", a[2]);
   s.mitigation = a[2];
-  if (!a[3].is_number_integer() || a[3].get<int>() < 1) bad(src, "threads", "an integer >= 1", a[3]);
-  s.threads = a[3];
+  s.threads = req_threads(a[3], src);
   if (!a[4].is_number_unsigned() && !(a[4].is_number_integer() && a[4].get<int64_t>() >= 0))
     bad(src, "seed", "an unsigned integer", a[4]);
   s.seed = a[4].get<uint64_t>();

@@ -10,7 +10,10 @@
 //    "preemptions":3, "minimized_from_preemptions":5}     <- only when minimised
 //
 // `seed` is the trial seed (the workload's own randomness); `decisions` are
-// every scheduling step, so a replay needs nothing else.
+// every scheduling step, so a replay needs nothing else. Reading is strict:
+// a key not shown above (at any level) or `threads` outside 1..64 is a
+// ScheduleError. Version 1 is unchanged by that: its writers only ever wrote
+// these keys, so every file racelab wrote still reads.
 //
 // Compact form, for logs: "racelab1:" + base64url(JSON array
 //   [1, workload, mitigation, threads, seed, outcome class, knobs, scenario, decisions])

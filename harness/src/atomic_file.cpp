@@ -9,11 +9,13 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "racelab/file_error.h"
+
 namespace racelab {
 namespace {
 
 [[noreturn]] void fail(const std::string& step, const std::string& file, int err) {
-  throw std::runtime_error("cannot " + step + " " + file + ": " + std::strerror(err));
+  throw FileError("cannot " + step + " " + file + ": " + std::strerror(err));
 }
 
 // The directory holding `path` ("." for a bare name).
@@ -50,7 +52,7 @@ void write_file_atomically(const std::string& path, std::initializer_list<std::s
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
+    throw FileError("cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
   }
   // The rename lives in the directory: without this a crash can bring back the old file.
   const std::string dir = directory_of(path);

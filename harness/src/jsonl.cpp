@@ -9,11 +9,13 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "racelab/file_error.h"
+
 namespace racelab {
 namespace {
 
 [[noreturn]] void fail(const std::string& step, const std::string& path, int err) {
-  throw std::runtime_error("cannot " + step + " " + path + ": " + std::strerror(err));
+  throw FileError("cannot " + step + " " + path + ": " + std::strerror(err));
 }
 
 // The offset just past the last '\n' in the first `size` bytes of `fd` (0 when
@@ -73,7 +75,7 @@ void JsonlWriter::write(const nlohmann::json& record) {
     const int err = n < 0 ? errno : ENOSPC;  // a write of 0 bytes: nothing more fits
     // Cutting frees the blocks the half line took, so this works on a full disk too.
     if (done > 0 && ::ftruncate(fd_, end_) != 0)
-      throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(err) +
+      throw FileError("cannot write " + path_ + ": " + std::strerror(err) +
                                "; and cannot cut the partial line back off: " + std::strerror(errno));
     fail("write", path_, err);
   }

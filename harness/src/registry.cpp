@@ -1,4 +1,7 @@
+#include <cstdint>
+#include <limits>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 #include <stdexcept>
@@ -14,6 +17,30 @@ std::map<std::string, Workload>& workload_map() {
   return map;
 }
 }  // namespace
+
+KnobError::KnobError(std::string knob, std::string found, std::string expected)
+    : std::invalid_argument((knob.empty() ? std::string("knobs") : "knob '" + knob + "'") + ": found " + found +
+                            ", expected " + expected),
+      knob_(std::move(knob)),
+      found_(std::move(found)),
+      expected_(std::move(expected)) {}
+
+int64_t int_knob(const nlohmann::json& knobs, const std::string& name, int64_t lo, int64_t hi) {
+  const nlohmann::json& v = knobs.at(name);
+  int64_t n = 0;
+  bool in_range = false;
+  if (v.is_number_unsigned()) {
+    in_range = v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+    n = static_cast<int64_t>(v.get<uint64_t>());
+  } else if (v.is_number_integer()) {
+    in_range = true;
+    n = v.get<int64_t>();
+  }
+  in_range = in_range && n >= lo && n <= hi;
+  if (!in_range)
+    throw KnobError(name, v.dump(), "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+  return n;
+}
 
 void register_workload(Workload workload) {
   auto name = workload.name;

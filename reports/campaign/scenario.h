@@ -101,6 +101,10 @@ struct WorkloadInfo {
   nlohmann::json default_knobs;
   std::vector<std::string> mitigations;
   bool needs_free_running = false;
+  // The engine's check of a scenario's knobs (merged with the defaults):
+  // throws racelab::KnobError (racelab/workload.h) for a value the workload
+  // cannot run with, so `validate` rejects what `ci` would. Null: not checked.
+  std::function<void(const nlohmann::json& knobs)> check_knobs;
 };
 using WorkloadLookup = std::function<const WorkloadInfo*(const std::string& name)>;
 

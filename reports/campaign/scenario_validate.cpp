@@ -11,6 +11,7 @@
 
 #include "engine/driver.h"
 #include "engine/outcome.h"
+#include "racelab/workload.h"
 #include "reports/campaign/scenario.h"
 
 namespace racelab::reports {
@@ -178,7 +179,7 @@ int64_t matched_budget(const json& doc, const json& e) {
   const auto seeds = doc.contains("seeds") && doc["seeds"].is_array() ? doc["seeds"].size() : 1;
   for (const auto& st : doc["strategies"]) {
     if (!st.is_object() || !st.contains("strategy") || !st.contains("trials")) continue;
-    if (!st["trials"].is_number_integer()) continue;
+    if (!st["trials"].is_number_integer() || !st["strategy"].is_string()) continue;
     const auto name = st["strategy"].get<std::string>();
     if (e.contains("strategies") && e["strategies"].is_array() &&
         std::find(e["strategies"].begin(), e["strategies"].end(), json(name)) == e["strategies"].end())
@@ -223,7 +224,8 @@ const WorkloadInfo* check_workload(Checker& c, const json& doc, const WorkloadLo
     const auto& k = doc["knobs"];
     if (!k.is_object())
       c.add("$.knobs", type_name(k), "an object of workload knobs");
-    else if (info && info->default_knobs.is_object())
+    else if (info && info->default_knobs.is_object()) {
+      const size_t before = c.problems.size();
       for (auto it = k.begin(); it != k.end(); ++it)
         if (!info->default_knobs.contains(it.key())) {
           std::vector<std::string> names;
@@ -231,6 +233,17 @@ const WorkloadInfo* check_workload(Checker& c, const json& doc, const WorkloadLo
           c.add("$.knobs." + it.key(), "unknown knob \"" + it.key() + "\"",
                 fmt::format("a knob of workload {}: {}", doc["workload"].get<std::string>(), fmt::join(names, ", ")));
         }
+      // Values: the engine's own check, so what validates also runs.
+      if (c.problems.size() == before && info->check_knobs) {
+        try {
+          info->check_knobs(k);
+        } catch (const KnobError& e) {
+          c.add(e.knob().empty() ? "$.knobs" : "$.knobs." + e.knob(), e.found(), e.expected());
+        } catch (const std::invalid_argument& e) {
+          c.add("$.knobs", show(k), std::string("knobs the workload accepts (") + e.what() + ")");
+        }
+      }
+    }
   }
   return info;
 }
@@ -272,7 +285,7 @@ void check_strategies(Checker& c, const json& doc, const WorkloadInfo* info) {
         if (auto* n = c.require(st, p, "strategy"); n && c.string(*n, p + ".strategy")) {
           const auto name = n->get<std::string>();
           if (!catalogue_strategy(name))
-            c.add(p + ".strategy", show(*n), "os, os+jitter[:P] (0 < P <= 1), random, pct:D (D >= 1) or dfs:P (P >= 0)");
+            c.add(p + ".strategy", show(*n), "os, os+jitter[:P] (0 < P <= 1), random, pct:D (1 <= D <= 10) or dfs:P (0 <= P <= 8)");
           else if (!seen.insert(name).second)
             c.add(p + ".strategy", show(*n), "each strategy once");
           else if (info && info->needs_free_running && !is_free_running(name))

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "racelab/workload.h"
+#include "compile/jit_races.h"
 #include "compile/micro_workloads.h"
 #include "compile/oracles.h"
 
@@ -67,6 +68,30 @@ MicroConfig config_of(const std::string& workload, const racelab::TrialInput& in
   return c;
 }
 
+// The knob values a micro workload can run with (racelab::Workload::check_knobs):
+// a bad one is a configuration error before any trial, never the trial's `error`.
+void check_knobs(const json& k) {
+  racelab::int_knob(k, "threads", 1, 64);
+  racelab::int_knob(k, "iterations", 1, 100000);
+  racelab::int_knob(k, "seq", 1, 1024);
+  racelab::int_knob(k, "dim", 1, 1024);
+  racelab::int_knob(k, "heads", 1, 64);
+  racelab::int_knob(k, "recompile_limit", 0, 1000);
+  try {
+    (void)trainer::compile::parse_jit_setting(k.at("setting").get<std::string>());
+  } catch (const std::invalid_argument&) {
+    throw racelab::KnobError("setting", k.at("setting").dump(), "profiling_mode | texpr_fuser | executor_optimize");
+  }
+  for (const auto& f : trainer::compile::Variants::fields()) {
+    trainer::compile::Variants v;
+    try {
+      v.set(f, k.at(f).get<std::string>());
+    } catch (const std::invalid_argument&) {
+      throw racelab::KnobError(f, k.at(f).dump(), trainer::compile::Variants::accepted(f));
+    }
+  }
+}
+
 racelab::Observation observe(const trainer::compile::MicroResult& r) {
   racelab::Observation o;
   o.errors = r.errors;
@@ -86,6 +111,7 @@ bool register_all() {
     w.mitigations = trainer::compile::micro_workload_mitigations(name);
     w.needs_free_running = trainer::compile::micro_needs_free_running(name);
     w.reset = [] { trainer::compile::reset_for_trial(); };
+    w.check_knobs = &check_knobs;
     w.run = [name](const racelab::TrialInput& in) {
       return observe(trainer::compile::run_micro(config_of(name, in)));
     };

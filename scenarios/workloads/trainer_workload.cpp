@@ -93,6 +93,50 @@ Setup make_setup(const racelab::TrialInput& in) {
   return s;
 }
 
+// The knob values the trainer workload can run with (racelab::Workload::
+// check_knobs): each knob's range, then the trainer's own rules for the
+// combination (heads divide d_model, sequences fit the blocks).
+void check_knobs(const json& k) {
+  racelab::int_knob(k, "steps", 1, 100000);
+  racelab::int_knob(k, "batch", 1, 1024);
+  racelab::int_knob(k, "anchors", 1, 64);
+  racelab::int_knob(k, "d_model", 8, 1024);
+  racelab::int_knob(k, "layers", 1, 16);
+  racelab::int_knob(k, "heads", 1, 64);
+  racelab::int_knob(k, "drafter_layers", 1, 16);
+  racelab::int_knob(k, "queue_depth", 1, 1024);
+  racelab::int_knob(k, "corpus_tokens", 1024, 10000000);
+  for (const char* list : {"seq_lens", "block_sizes"}) {
+    const json& v = k.at(list);
+    bool ok = v.is_array() && !v.empty();
+    for (const auto& x : v) ok = ok && x.is_number_integer() && x.get<int64_t>() >= 1 && x.get<int64_t>() <= 64;
+    if (!ok) throw racelab::KnobError(list, v.dump(), "a non-empty array of integers from 1 to 64");
+  }
+  trainer::TargetConfig tc;
+  tc.vocab_size = 2;
+  tc.d_model = k.at("d_model").get<int64_t>();
+  tc.layers = k.at("layers").get<int64_t>();
+  tc.heads = k.at("heads").get<int64_t>();
+  tc.max_len = 64;
+  trainer::DrafterConfig dcfg;
+  trainer::DraftRunConfig cfg;
+  cfg.steps = k.at("steps").get<int64_t>();
+  cfg.batch = k.at("batch").get<int64_t>();
+  cfg.anchors = k.at("anchors").get<int64_t>();
+  cfg.seq_lens = k.at("seq_lens").get<std::vector<int64_t>>();
+  cfg.block_sizes = k.at("block_sizes").get<std::vector<int64_t>>();
+  try {
+    tc.validate();
+    cfg.validate(tc.max_len);
+    for (auto b : cfg.block_sizes)
+      if (b > dcfg.max_block) throw std::invalid_argument(fmt::format("block size {} exceeds {}", b, dcfg.max_block));
+  } catch (const std::invalid_argument& e) {
+    throw racelab::KnobError("", fmt::format("d_model {}, heads {}, seq_lens {}, block_sizes {}", tc.d_model, tc.heads,
+                                             k.at("seq_lens").dump(), k.at("block_sizes").dump()),
+                             std::string("knobs the trainer accepts: ") + e.what());
+  }
+}
+
 double mean_last_loss(trainer::DrafterPipeline& p) {
   double sum = 0;
   int n = 0;
@@ -183,6 +227,7 @@ racelab::WorkloadRegistrar registrar{racelab::Workload{
     false,
     [] { trainer::compile::reset_attention(); },
     &run_trial,
+    &check_knobs,
 }};
 
 }  // namespace

@@ -3,7 +3,6 @@
 // itself (`racelab --list-commands` prints the table), so a new command is
 // covered without editing this test.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -11,25 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "racelab_cli.h"
+
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string output;  // stdout + stderr
-};
-
-Result racelab(const std::string& args) {
-  const std::string cmd = std::string(RACELAB_EXE) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
+using Result = racelab::testing::CliResult;
+using racelab::testing::racelab;
 
 std::vector<std::string> command_table() {
   const Result r = racelab("--list-commands");

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include "racelab/workload.h"
 #include "reports/campaign/scenario.h"
 
 namespace racelab::reports {
@@ -147,6 +148,27 @@ TEST(ScenarioSchema, ChecksWorkloadKnobsMitigationsAndFreeRunning) {
   EXPECT_FALSE(has(ps, "$.strategies[0].strategy")) << all(ps);  // os is fine
   d["workload"] = "nope";
   EXPECT_TRUE(has(validate_scenario(d, "f.json", lookup), "$.workload", "registered workload"));
+}
+
+TEST(ScenarioSchema, KnobValuesGoThroughTheWorkloadsOwnCheck) {
+  WorkloadInfo toy{json{{"steps", 4}}, {"none", "global_lock"}, false, [](const json& knobs) {
+                     if (knobs.value("steps", 4) < 1) throw KnobError("steps", knobs["steps"].dump(), "steps >= 1");
+                   }};
+  WorkloadLookup lookup = [&](const std::string& n) -> const WorkloadInfo* { return n == "toy" ? &toy : nullptr; };
+  json d = good();
+  d["knobs"] = {{"steps", 0}};
+  auto ps = validate_scenario(d, "f.json", lookup);
+  EXPECT_TRUE(has(ps, "$.knobs.steps", "steps >= 1")) << all(ps);
+  d["knobs"] = {{"steps", 2}};
+  EXPECT_TRUE(validate_scenario(d, "f.json", lookup).empty());
+}
+
+TEST(ScenarioSchema, AStrategyOfTheWrongTypeIsAProblemNotAnException) {
+  json d = good();
+  d["strategies"][1]["strategy"] = 2;  // global_lock's holds_over sums the budgets of every strategy
+  std::vector<Problem> ps;
+  EXPECT_NO_THROW(ps = validate_scenario(d, "f.json"));
+  EXPECT_TRUE(has(ps, "$.strategies[1].strategy", "a string")) << all(ps);
 }
 
 TEST(ScenarioSchema, LoadScenariosReadsADirectoryAndRejectsDuplicatesAndBadJson) {

@@ -1,6 +1,7 @@
 // `racelab train` / `train-target`: exit codes and messages for bad flags and
 // bad files, and one tiny end-to-end run.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,7 +58,6 @@ TEST(Cli, BadFlagsAreUsageErrors) {
       {"train --block-sizes 1", "block size 1"},
       {"train --no-such-flag", "no-such-flag"},
       {"train --freeze", "--freeze"},
-      {"train --target /nonexistent/target.pt", "/nonexistent/target.pt"},
       {"train --eval-tokens 500", "--eval-tokens"},
       {"train-target --steps", "--steps"},
   };
@@ -80,6 +80,52 @@ TEST(Cli, BadFilesAreBadInput) {
   r = racelab("train --target " + dir + "/garbage.pt --quiet");
   EXPECT_EQ(r.code, 3) << r.output;
   EXPECT_NE(r.output.find("garbage.pt"), std::string::npos) << r.output;
+  // A missing input file is bad input (3) in every command, as in `minimize`.
+  for (const std::string args : {"train --target /nonexistent/target.pt", "train --data /nonexistent/data.txt",
+                                 "train-target --data /nonexistent/data.txt", "train-target --load /nonexistent/t.pt"}) {
+    r = racelab(args + " --quiet");
+    EXPECT_EQ(r.code, 3) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("/nonexistent/"), std::string::npos) << args << "\n" << r.output;
+  }
+}
+
+TEST(Cli, StopAfterIsNotAnInterruptAndResumeFinishes) {
+  auto dir = tiny::temp_dir("cli_stop_after");
+  auto r = racelab(std::string("train ") + kTiny + " --no-eval --stop-after 1 --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.output;  // was 130, the code of a Ctrl-C
+  {
+    std::ifstream in(dir + "/summary.json");
+    auto s = nlohmann::json::parse(in);
+    EXPECT_FALSE(s["interrupted"].get<bool>());
+    EXPECT_TRUE(s["stopped_early"].get<bool>());
+    EXPECT_EQ(s["drafters"]["steps_done"], 2);  // 2 workers x 1 step
+  }
+  r = racelab(std::string("train ") + kTiny + " --no-eval --resume --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(dir + "/summary.json");
+  auto s = nlohmann::json::parse(in);
+  EXPECT_FALSE(s["stopped_early"].get<bool>());
+  EXPECT_EQ(s["drafters"]["steps_done"], 6);  // the 3 steps per worker left
+}
+
+TEST(Cli, ResumeWithNothingToResumeIsBadInput) {
+  auto dir = tiny::temp_dir("cli_resume_missing");
+  // No run directory: never a silent fresh start.
+  auto r = racelab(std::string("train ") + kTiny + " --resume --out " + dir + "/never-ran");
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("never-ran' does not exist"), std::string::npos) << r.output;
+  // A run directory without a drafters checkpoint.
+  r = racelab(std::string("train ") + kTiny + " --resume --out " + dir);
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("no checkpoint '" + dir + "/drafters.ckpt'"), std::string::npos) << r.output;
+  // A directory where the checkpoint should be: with --resume and without.
+  ASSERT_EQ(::mkdir((dir + "/drafters.ckpt").c_str(), 0755), 0);
+  r = racelab(std::string("train ") + kTiny + " --resume --out " + dir);
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("is not a checkpoint file"), std::string::npos) << r.output;
+  r = racelab(std::string("train ") + kTiny + " --no-eval --out " + dir);
+  EXPECT_EQ(r.code, 3) << r.output;  // was 70, an internal error
+  EXPECT_NE(r.output.find(dir + "/drafters.ckpt"), std::string::npos) << r.output;
 }
 
 TEST(Cli, TinyRunEndToEndThenCorruptResumeIsRefused) {

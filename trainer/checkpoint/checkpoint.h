@@ -1,12 +1,7 @@
 // trainer/checkpoint/checkpoint.h -- versioned, checksummed checkpoint files.
 //
-// Layout (little-endian):
-//   8 bytes  magic "RLCKPT\r\n"
-//   u32      format version (kCheckpointVersion)
-//   u32      reserved (0)
-//   u64      meta length,  u64 payload length,  u64 FNV-1a-64 of meta+payload
-//   meta     JSON: {"kind": ..., "config": {...}, ...} -- what must match to load
-//   payload  LibTorch serialization (torch::pickle_save of a name->tensor dict)
+// Layout: trainer/checkpoint/file_format.h (magic, version, lengths,
+// checksum, JSON meta, LibTorch payload).
 // Files are written to `path.tmp`, flushed, fsync'ed and renamed, so a reader
 // never sees a half-written checkpoint and a crash keeps the previous one.
 // Every refusal is trainer::BadInput naming the file and what was wrong.
@@ -21,14 +16,9 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
+#include "trainer/checkpoint/file_format.h"
+
 namespace trainer::checkpoint {
-
-constexpr uint32_t kCheckpointVersion = 1;
-
-struct File {
-  nlohmann::json meta;        // must contain "kind"
-  std::vector<char> payload;
-};
 
 void write(const std::string& path, const File& file);
 // Refuses a missing, truncated, corrupt, wrong-version or wrong-kind file.

@@ -132,6 +132,25 @@ std::shared_ptr<Target> obtain_target(const TrainOptions& o, const data::Corpus&
   return t;
 }
 
+// --resume continues a run: its folder and every drafters checkpoint must be
+// there (rank-R/drafters.ckpt for `ranks` isolate_process children), each a
+// file. Anything else is bad input, never a silent fresh start.
+void require_resumable(const std::string& out_dir, int64_t ranks) {
+  std::error_code ec;
+  if (!fs::is_directory(out_dir, ec))
+    throw BadInput(fmt::format("--resume: run directory '{}' does not exist (start without --resume)", out_dir));
+  std::vector<fs::path> ckpts;
+  if (ranks == 0) ckpts.push_back(fs::path(out_dir) / "drafters.ckpt");
+  for (int64_t r = 0; r < ranks; ++r) ckpts.push_back(fs::path(out_dir) / fmt::format("rank-{}", r) / "drafters.ckpt");
+  for (const auto& p : ckpts) {
+    if (!fs::exists(p, ec))
+      throw BadInput(fmt::format("--resume: no checkpoint '{}' (the run it continues saves one; start without --resume)",
+                                 p.string()));
+    if (!fs::is_regular_file(p, ec))
+      throw BadInput(fmt::format("--resume: '{}' is not a checkpoint file", p.string()));
+  }
+}
+
 // isolate_process: one child process per drafter, each `racelab train ... --worker-rank i`.
 DraftRunStats run_children(const TrainOptions& o, const std::string& target_path) {
   DraftRunStats stats;
@@ -181,9 +200,10 @@ TrainSummary run_training(const TrainOptions& o) {
   TrainSummary out;
   auto t0 = std::chrono::steady_clock::now();
   use_single_intra_op_thread();  // the workers are the parallelism; also deterministic
-  fs::create_directories(o.out_dir);
   const bool child = o.worker_rank >= 0;
   const bool isolate = o.mitigation == "isolate_process" && !child;
+  if (o.resume) require_resumable(o.out_dir, isolate ? o.workers : 0);
+  fs::create_directories(o.out_dir);
   const auto metrics_path = (fs::path(o.out_dir) / "metrics.jsonl").string();
   MetricsLog metrics(metrics_path, o.resume);
   nlohmann::json& s = out.json;
@@ -204,7 +224,7 @@ TrainSummary run_training(const TrainOptions& o) {
   DrafterPipeline pipeline(target, corpus, o.drafter, o.run, ranks);
   const auto identity = drafter_identity(*target, corpus, o.drafter, o.run);
   const auto ckpt = (fs::path(o.out_dir) / "drafters.ckpt").string();
-  if (o.resume && !isolate && fs::exists(ckpt)) {
+  if (o.resume && !isolate) {
     pipeline.load(ckpt, identity);
     if (o.progress) std::printf("resumed %s at steps", ckpt.c_str());
     for (auto& w : pipeline.workers())
@@ -260,9 +280,11 @@ TrainSummary run_training(const TrainOptions& o) {
   s["attention"] = {{"calls", st.calls},         {"compiles", st.compiles}, {"cache_hits", st.cache_hits},
                     {"fallbacks", st.fallbacks}, {"errors", st.errors},     {"compile_seconds", st.compile_seconds}};
   out.errors = stats.errors;
-  out.interrupted = stats.interrupted || stop_flag().load();
+  // Steps left over are an interrupt, unless --stop-after asked for them.
+  out.interrupted = stop_flag().load() || (stats.interrupted && o.run.stop_after == 0);
+  out.stopped_early = stats.interrupted && !out.interrupted;
 
-  if (o.evaluate && !child && !out.interrupted && out.errors.empty()) {
+  if (o.evaluate && !child && !out.interrupted && !out.stopped_early && out.errors.empty()) {
     nlohmann::json evals = nlohmann::json::array();
     double tau_sum = 0;
     bool lossless = true;
@@ -293,6 +315,7 @@ TrainSummary run_training(const TrainOptions& o) {
   }
   s["errors"] = out.errors;
   s["interrupted"] = out.interrupted;
+  s["stopped_early"] = out.stopped_early;
   s["wall_seconds"] = since(t0);
   racelab::write_file_atomically((fs::path(o.out_dir) / "summary.json").string(), s.dump(2) + "\n");
   return out;

@@ -53,7 +53,8 @@ struct TrainOptions {
 struct TrainSummary {
   nlohmann::json json;             // also written to out_dir/summary.json
   std::vector<std::string> errors;
-  bool interrupted = false;
+  bool interrupted = false;        // SIGINT: stopped early, checkpoint saved
+  bool stopped_early = false;      // --stop-after as asked: checkpoint saved, --resume continues
 };
 
 // SIGINT sets this flag (install_sigint_handler); every phase polls it.

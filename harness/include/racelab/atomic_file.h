@@ -14,7 +14,7 @@ namespace racelab {
 
 // Writes the pieces, in order, to `path.tmp`, fsyncs and closes it, renames it
 // over `path`, and fsyncs the directory so the rename itself is durable. Every
-// failing step is reported: throws std::runtime_error naming the file, the step
+// failing step is reported: throws FileError (racelab/file_error.h) naming the file, the step
 // and the system's reason, after removing the temporary file.
 void write_file_atomically(const std::string& path, std::initializer_list<std::string_view> pieces);
 inline void write_file_atomically(const std::string& path, std::string_view content) {

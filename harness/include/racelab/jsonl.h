@@ -24,7 +24,7 @@ namespace racelab {
 class JsonlWriter {
  public:
   enum class Mode { kAppend, kTruncate };
-  // Opens `path`; throws std::runtime_error naming the path.
+  // Opens `path`; throws FileError (racelab/file_error.h) naming the path.
   explicit JsonlWriter(const std::string& path, Mode mode = Mode::kAppend);
   ~JsonlWriter();
   JsonlWriter(const JsonlWriter&) = delete;
@@ -32,9 +32,8 @@ class JsonlWriter {
 
   // One line. Invalid UTF-8 in strings is replaced, never thrown on: a message
   // from a crashing workload must not stop the run that records it. Throws
-  // std::runtime_error naming the path and the system's reason when the line
-  // cannot be written whole (the file then ends with the previous line). Not
-  // synchronised: callers that share a writer between threads lock around it.
+  // FileError naming the path and the system's reason when the line cannot be
+  // written whole (the file then ends with the previous line). Not synchronised: callers that share a writer between threads lock around it.
   void write(const nlohmann::json& record);
   // fsync: the lines so far survive a power loss too. Throws like write().
   void sync();

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,25 @@ struct Observation {
   nlohmann::json metrics = nlohmann::json::object();  // e.g. steps_per_s, compiles
 };
 
+// A knob value a workload cannot run with. It is a configuration error, found
+// before any trial runs (`racelab run -k`: exit 2; a scenario file: `validate`
+// and `ci` reject it, exit 3), never an outcome of the system under test.
+class KnobError : public std::invalid_argument {
+ public:
+  // knob "" means a combination of knobs; found is the value as written (JSON).
+  KnobError(std::string knob, std::string found, std::string expected);
+  const std::string& knob() const { return knob_; }
+  const std::string& found() const { return found_; }
+  const std::string& expected() const { return expected_; }
+
+ private:
+  std::string knob_, found_, expected_;
+};
+
+// For check_knobs: the integer knob `name` of the merged knobs, in [lo, hi];
+// anything else (a fraction, a value out of range) throws KnobError.
+int64_t int_knob(const nlohmann::json& knobs, const std::string& name, int64_t lo, int64_t hi);
+
 struct Workload {
   std::string name;
   std::string description;
@@ -44,6 +64,11 @@ struct Workload {
   // Brings process-global state back to its initial value (between trials).
   std::function<void()> reset;
   std::function<Observation(const TrialInput&)> run;
+  // Throws KnobError for merged knobs the body cannot run with (a value out
+  // of range, a word it does not know). The engine calls it before the first
+  // trial, the scenario validator for every scenario, so a bad value never
+  // reaches `run`. JSON types were already checked against default_knobs.
+  std::function<void(const nlohmann::json& knobs)> check_knobs;
 };
 
 void register_workload(Workload workload);

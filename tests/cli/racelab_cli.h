@@ -1,0 +1,66 @@
+// tests/cli/racelab_cli.h -- runs the racelab binary as a user would and
+// captures its exit code and output; a scratch folder for the files a test
+// hands it. Shared by the command-line suites of tests/cli/.
+#ifndef RACELAB_TESTS_CLI_RACELAB_CLI_H_
+#define RACELAB_TESTS_CLI_RACELAB_CLI_H_
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace racelab::testing {
+
+struct CliResult {
+  int code = -1;
+  std::string output;  // stdout + stderr
+};
+
+// `racelab ARGS` through the shell (ARGS is shell text); a death by signal S
+// reads as 128 + S, as a shell reports it.
+inline CliResult racelab(const std::string& args) {
+  const std::string cmd = std::string(RACELAB_EXE) + " " + args + " 2>&1";
+  CliResult r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+// A fresh folder under the system's temporary directory, removed at the end.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "racelab-cli-XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data()) ? tmpl : std::string();
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  // Writes `text` to NAME in the folder; returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(file(name)) << text;
+    return file(name);
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace racelab::testing
+
+#endif  // RACELAB_TESTS_CLI_RACELAB_CLI_H_
