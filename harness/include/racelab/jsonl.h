@@ -33,7 +33,8 @@ class JsonlWriter {
   // One line. Invalid UTF-8 in strings is replaced, never thrown on: a message
   // from a crashing workload must not stop the run that records it. Throws
   // FileError naming the path and the system's reason when the line cannot be
-  // written whole (the file then ends with the previous line). Not synchronised: callers that share a writer between threads lock around it.
+  // written whole (the file then ends with the previous line). Not
+  // synchronised: callers that share a writer between threads lock around it.
   void write(const nlohmann::json& record);
   // fsync: the lines so far survive a power loss too. Throws like write().
   void sync();
