@@ -21,6 +21,7 @@
 
 #include "cli/flags.h"
 #include "compile/mitigation/mitigation.h"
+#include "compile/torch_compat.h"
 #include "engine/cell.h"
 #include "engine/run_trial.h"
 #include "racelab/exit_code.h"
@@ -200,7 +201,8 @@ std::string default_catalogue() {
 
 std::vector<Scenario> load_catalogue(const std::vector<std::string>& paths, int* rc) {
   std::vector<Problem> problems;
-  auto scenarios = load_scenarios(paths, registry_lookup(), &problems);
+  // The expectation set for the LibTorch this binary runs on (expectations_by_libtorch).
+  auto scenarios = load_scenarios(paths, registry_lookup(), &problems, trainer::compile::libtorch_full_version());
   for (const auto& p : problems) std::fprintf(stderr, "%s\n", p.to_string().c_str());
   if (!problems.empty()) {
     std::fprintf(stderr, "%zu problem(s); fix the scenario files above (schema: scenarios/SCHEMA.md)\n",
@@ -236,7 +238,7 @@ void print_unmet_expectations(const json& report) {
           continue;
         }
         ++shown;
-        const int64_t trials = c["trials"], failures = c["failures"], budget = c.value("max_trials", int64_t{0});
+        const int64_t trials = c["trials"].get<int64_t>(), failures = c["failures"].get<int64_t>(), budget = c.value("max_trials", int64_t{0});
         std::string classes;
         for (auto it = c["by_outcome"].begin(); it != c["by_outcome"].end(); ++it)
           if (it.key() != "holds") classes += fmt::format("{}{} {}", classes.empty() ? "" : ", ", it.value().get<int64_t>(), it.key());
@@ -363,6 +365,7 @@ int run_catalogue(bool ci, int argc, char** argv) {
   o.budget_scale = f.budget_scale;
   o.shard = shard;
   o.junit_path = f.junit;
+  o.libtorch = trainer::compile::libtorch_full_version();
   o.progress = !f.no_progress && ::isatty(2);
   for (const auto& name : trainer::mitigation::names())
     o.mitigations.push_back({{"name", name}, {"group", trainer::mitigation::group(trainer::mitigation::parse(name))}});
@@ -397,7 +400,7 @@ int run_catalogue(bool ci, int argc, char** argv) {
   auto out = run_campaign(scenarios, o, &racelab::run_cell);
   if (!ci && !f.no_minimize && !out.interrupted && minimize_timelines(out.report)) {
     std::vector<std::string> errors;
-    const double wall = out.report["campaign"]["wall_s"];
+    const double wall = out.report["campaign"]["wall_s"].get<double>();
     out.report = rebuild_report({out.results_path}, &errors);
     out.report["campaign"]["wall_s"] = wall;
     out.files = write_reports(out.report, f.out, f.junit);

@@ -18,6 +18,7 @@
 #include "compile/oracles.h"
 #include "compile/point_names.h"
 #include "compile/mitigation/mitigation.h"
+#include "compile/torch_compat.h"
 
 namespace trainer::compile {
 namespace {

@@ -50,6 +50,10 @@ const char* verdict_colour(const std::string& cls) {
 
 std::string anchor(const std::string& name) { return "scenario-" + name; }
 
+// A report string, escaped. The report's strings are read explicitly (never by an
+// implicit json -> string conversion, which LibTorch 2.x's nlohmann no longer allows here).
+std::string esc(const json& text) { return xml_escape(text.get<std::string>()); }
+
 // Failure rate per mitigation, with its 95% Wilson interval as whiskers.
 std::string rate_chart(const json& s) {
   const double label_w = 130, plot_w = 360, row_h = 22, top = 20;
@@ -64,12 +68,12 @@ std::string rate_chart(const json& s) {
   }
   double y = top;
   for (const auto& m : s["mitigations"]) {
-    const double rate = m["rate"], lo = m["wilson"][0], hi = m["wilson"][1];
+    const double rate = m["rate"].get<double>(), lo = m["wilson"][0].get<double>(), hi = m["wilson"][1].get<double>();
     const std::string cls = verdict_class(m);
     const std::string tip = fmt::format("{}: {} of {} trials failed ({:.1f}%, 95% CI {:.1f}-{:.1f}%)",
                                         m["name"].get<std::string>(), m["failures"].get<int64_t>(),
                                         m["trials"].get<int64_t>(), 100 * rate, 100 * lo, 100 * hi);
-    out += svg::text(label_w - 6, y + 14, m["name"], "end");
+    out += svg::text(label_w - 6, y + 14, m["name"].get<std::string>(), "end");
     out += svg::rect(label_w, y + 4, plot_w * rate, row_h - 8, verdict_colour(cls), tip);
     if (m["trials"].get<int64_t>() > 0) {
       const double x1 = label_w + plot_w * lo, x2 = label_w + plot_w * hi, cy = y + row_h / 2;
@@ -109,8 +113,8 @@ std::string first_failure_chart(const json& s) {
     for (size_t i = 0; i < ff.size(); ++i) {
       for (const auto& c : ff[i]["cells"]) {
         if (c["threads"] != t) continue;
-        const int64_t v = c["first_failure_trial"], n = c["trials"];
-        const std::string strat = ff[i]["strategy"];
+        const int64_t v = c["first_failure_trial"].get<int64_t>(), n = c["trials"].get<int64_t>();
+        const std::string strat = ff[i]["strategy"].get<std::string>();
         std::string label = v > 0 ? fmt::format("{}: {}", strat, v) : fmt::format("{}: none in {}", strat, n);
         if (c.value("pct_floor", 0.0) > 0) label += fmt::format(" (PCT floor {:.3g})", c["pct_floor"].get<double>());
         if (v > 0)
@@ -149,8 +153,8 @@ std::string cost_chart(const json& s) {
                    "start", "class=\"small\"");
   double y = top;
   for (const json* m : rows) {
-    const double rel = (*m)["cost"]["relative"];
-    out += svg::text(label_w - 6, y + 14, (*m)["name"], "end");
+    const double rel = (*m)["cost"]["relative"].get<double>();
+    out += svg::text(label_w - 6, y + 14, (*m)["name"].get<std::string>(), "end");
     out += svg::rect(label_w, y + 4, plot_w * rel / max_rel, row_h - 8, verdict_colour(verdict_class(*m)),
                      fmt::format("{}: {:.2f} {} = {:.2f}x ideal", (*m)["name"].get<std::string>(),
                                  (*m)["cost"]["value"].get<double>(), s["cost_spec"]["metric"].get<std::string>(), rel));
@@ -244,9 +248,11 @@ std::string render_html(const json& report) {
                   "<title>racelab mitigation comparison</title><style>";
   h += kStyle;
   h += "</style></head><body>\n<h1>racelab mitigation comparison</h1>\n";
-  h += fmt::format("<p class=\"meta\">racelab {} · generated {} · mode <code>{}</code> · budget scale {} · {} trials "
-                   "in {:.1f} s · {} of {} cells</p>\n",
-                   xml_escape(report["racelab_version"]), xml_escape(report["generated"]), xml_escape(c["mode"]),
+  h += fmt::format("<p class=\"meta\">racelab {} · LibTorch {} · generated {} · mode <code>{}</code> · budget scale {} · "
+                   "{} trials in {:.1f} s · {} of {} cells</p>\n",
+                   xml_escape(report["racelab_version"].get<std::string>()),
+                   xml_escape(report.value("libtorch", std::string("unknown"))),
+                   xml_escape(report["generated"].get<std::string>()), xml_escape(c["mode"].get<std::string>()),
                    c["budget_scale"].get<double>(), c["trials"].get<int64_t>(), c["wall_s"].get<double>(),
                    c["cells_done"].get<int64_t>(), c["cells_planned"].get<int64_t>());
   if (!c["complete"].get<bool>())
@@ -265,7 +271,7 @@ std::string render_html(const json& report) {
        "holds; amber: it only falls back silently. ✔ the scenario's expectation holds, ✘ it does not, … not "
        "decided yet.</p>\n<div class=\"scroll\"><table id=\"verdict-table\"><tr><th>mitigation</th>";
   for (const auto& s : report["scenarios"])
-    h += fmt::format("<th><a href=\"#{}\">{}</a></th>", anchor(s["name"]), xml_escape(s["race"]));
+    h += fmt::format("<th><a href=\"#{}\">{}</a></th>", anchor(s["name"].get<std::string>()), esc(s["race"]));
   h += "</tr>\n";
   const json groups = report["verdict_table"].value("groups", json::object());
   std::string group;  // of the previous row
@@ -277,7 +283,7 @@ std::string render_html(const json& report) {
                        xml_escape(g.empty() ? "other mitigations" : g));
       group = g;
     }
-    h += "<tr><th>" + xml_escape(name) + "</th>";
+    h += "<tr><th>" + esc(name) + "</th>";
     for (const auto& s : report["scenarios"]) {
       const json* m = nullptr;
       for (const auto& x : s["mitigations"])
@@ -286,13 +292,13 @@ std::string render_html(const json& report) {
         h += "<td class=\"nodata\">not swept</td>";
         continue;
       }
-      const std::string st = (*m)["check"]["status"];
+      const std::string st = (*m)["check"]["status"].get<std::string>();
       std::string classes;
       for (const auto& k : (*m)["failure_classes"]) classes += (classes.empty() ? "" : ", ") + k.get<std::string>();
       h += fmt::format("<td class=\"{}\" title=\"{}\"><b>{}</b> {}/{}<span class=\"mark {}\">{}</span><br>"
                        "<span class=\"small\">{}</span></td>",
                        verdict_class(*m), xml_escape("expected: " + (*m)["check"]["describe"].get<std::string>()),
-                       xml_escape((*m)["verdict"]), (*m)["failures"].get<int64_t>(), (*m)["trials"].get<int64_t>(), st,
+                       esc((*m)["verdict"]), (*m)["failures"].get<int64_t>(), (*m)["trials"].get<int64_t>(), st,
                        mark(st), xml_escape(classes));
     }
     h += "</tr>\n";
@@ -301,9 +307,9 @@ std::string render_html(const json& report) {
 
   for (const auto& s : report["scenarios"]) {
     h += fmt::format("<section id=\"{}\"><h2>{} <span class=\"small\"><code>{}</code></span></h2>\n<p>{}</p>\n",
-                     anchor(s["name"]), xml_escape(s["race"]), xml_escape(s["name"]), xml_escape(s["description"]));
+                     anchor(s["name"].get<std::string>()), esc(s["race"]), esc(s["name"]), esc(s["description"]));
     h += fmt::format("<p class=\"small\">workload <code>{}</code> · knobs <code>{}</code> · threads {} · strategies {}</p>\n",
-                     xml_escape(s["workload"]), xml_escape(s["knobs"].dump()), xml_escape(s["threads"].dump()),
+                     esc(s["workload"]), xml_escape(s["knobs"].dump()), xml_escape(s["threads"].dump()),
                      xml_escape(s["strategies"].dump()));
     h += "<div class=\"charts\"><div>" + rate_chart(s) + "</div><div>" + first_failure_chart(s) + "</div>";
     const std::string cost = cost_chart(s);
@@ -317,13 +323,13 @@ std::string render_html(const json& report) {
       for (const auto& cl : m["check"]["clauses"])
         measured += (measured.empty() ? "" : "<br>") + xml_escape(cl["clause"].get<std::string>() + ": " +
                                                               cl["measured"].get<std::string>());
-      std::string why = m["check"]["why"];
-      const std::string st = m["check"]["status"];
+      std::string why = m["check"]["why"].get<std::string>();
+      const std::string st = m["check"]["status"].get<std::string>();
       h += fmt::format("<tr><th>{}</th><td class=\"{}\">{}</td><td>{} / {}</td><td>{:.1f}% [{:.1f}, {:.1f}]</td>"
                        "<td>{}{}</td><td class=\"{}\">{} {}</td><td class=\"small\">{}</td></tr>\n",
-                       xml_escape(m["name"]), verdict_class(m), xml_escape(m["verdict"]), m["failures"].get<int64_t>(),
+                       esc(m["name"]), verdict_class(m), esc(m["verdict"]), m["failures"].get<int64_t>(),
                        m["trials"].get<int64_t>(), 100 * m["rate"].get<double>(), 100 * m["wilson"][0].get<double>(),
-                       100 * m["wilson"][1].get<double>(), xml_escape(m["check"]["describe"]),
+                       100 * m["wilson"][1].get<double>(), esc(m["check"]["describe"]),
                        why.empty() ? "" : "<br><span class=\"small\">" + xml_escape(why) + "</span>", st, mark(st), st,
                        measured);
     }
@@ -339,9 +345,9 @@ std::string render_html(const json& report) {
       const auto& sc = tl["schedule"];
       h += fmt::format("<p><b>{}</b> under <code>{}</code>, strategy <code>{}</code>, {} threads: {} preemptions "
                        "(minimised from {}). {}</p>\n",
-                       xml_escape(tl["outcome"]), xml_escape(tl["mitigation"]), xml_escape(tl["strategy"]), tl["threads"].get<int>(),
+                       esc(tl["outcome"]), esc(tl["mitigation"]), esc(tl["strategy"]), tl["threads"].get<int>(),
                        sc.value("preemptions", 0), sc.value("minimized_from_preemptions", sc.value("preemptions", 0)),
-                       xml_escape(tl["detail"]));
+                       esc(tl["detail"]));
       h += "<p class=\"legend small\"><span><i class=\"sw\" style=\"background:#a9cce3\"></i>running</span>"
            "<span><i class=\"sw\" style=\"background:#2c7fb8\"></i>holds a lock</span>"
            "<span><i class=\"sw\" style=\"background:#e67e22\"></i>waits for a lock</span>"
@@ -351,13 +357,13 @@ std::string render_html(const json& report) {
       h += "<div class=\"scroll\">" + timeline_svg(s, sc) + "</div>\n" + decisions_table(sc);
       h += fmt::format("<p class=\"small\">Schedule <code>{}</code>; Chrome trace <code>traces/{}.trace.json</code> "
                        "(open in ui.perfetto.dev); replay: <code>{}</code></p>\n",
-                       xml_escape(tl["schedule_file"]), xml_escape(s["name"]), xml_escape(tl["compact"]));
+                       esc(tl["schedule_file"]), esc(s["name"]), esc(tl["compact"]));
     }
     h += "</section>\n";
   }
   if (!c["warnings"].empty()) {
     h += "<h2>Warnings</h2><ul>";
-    for (const auto& w : c["warnings"]) h += "<li>" + xml_escape(w) + "</li>";
+    for (const auto& w : c["warnings"]) h += "<li>" + esc(w) + "</li>";
     h += "</ul>\n";
   }
   h += "</body></html>\n";

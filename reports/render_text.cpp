@@ -43,7 +43,7 @@ const json* find_mitigation(const json& scenario, const std::string& name) {
 
 static std::string verdict_cell_text(const json& m) {
   if (m["verdict"] == "no data") return "—";
-  const int64_t t = m["trials"], f = m["failures"];
+  const int64_t t = m["trials"].get<int64_t>(), f = m["failures"].get<int64_t>();
   std::string cls;
   for (const auto& c : m["failure_classes"]) cls += (cls.empty() ? "" : "+") + c.get<std::string>();
   return fmt::format("{} {}/{}{}", m["verdict"] == "fails" ? "**fails**" : "holds", f, t,
@@ -54,8 +54,9 @@ std::string render_markdown(const json& report) {
   const auto& c = report["campaign"];
   const auto& e = report["expectations"];
   std::string md = "# racelab mitigation comparison\n\n";
-  md += fmt::format("racelab {} · {} · mode `{}` · budget scale {} · {} trials in {:.1f} s · {}\n\n",
-                    report["racelab_version"].get<std::string>(), report["generated"].get<std::string>(),
+  md += fmt::format("racelab {} · LibTorch {} · {} · mode `{}` · budget scale {} · {} trials in {:.1f} s · {}\n\n",
+                    report["racelab_version"].get<std::string>(), report.value("libtorch", std::string("unknown")),
+                    report["generated"].get<std::string>(),
                     c["mode"].get<std::string>(), c["budget_scale"].get<double>(), c["trials"].get<int64_t>(),
                     c["wall_s"].get<double>(),
                     c["complete"].get<bool>()
@@ -68,7 +69,7 @@ std::string render_markdown(const json& report) {
   md += "## Verdicts (mitigation × race)\n\nEach cell: verdict, failing/total trials over every thread count and "
         "strategy, failure classes; ✔ the scenario's expectation holds, ✘ it does not, … not decided yet.\n\n";
   md += "| mitigation |";
-  for (const auto& s : report["scenarios"]) md += " " + md_escape(s["race"]) + " |";
+  for (const auto& s : report["scenarios"]) md += " " + md_escape(s["race"].get<std::string>()) + " |";
   md += "\n|---|";
   for (size_t i = 0; i < report["scenarios"].size(); ++i) md += "---|";
   md += "\n";
@@ -85,8 +86,8 @@ std::string render_markdown(const json& report) {
     }
     md += "| " + name.get<std::string>() + " |";
     for (const auto& s : report["scenarios"]) {
-      const json* m = find_mitigation(s, name);
-      md += m ? fmt::format(" {} {} |", verdict_cell_text(*m), status_mark((*m)["check"]["status"])) : " |";
+      const json* m = find_mitigation(s, name.get<std::string>());
+      md += m ? fmt::format(" {} {} |", verdict_cell_text(*m), status_mark((*m)["check"]["status"].get<std::string>())) : " |";
     }
     md += "\n";
   }
@@ -105,8 +106,8 @@ std::string render_markdown(const json& report) {
                         m["name"].get<std::string>(), m["verdict"].get<std::string>(), m["failures"].get<int64_t>(),
                         m["trials"].get<int64_t>(), 100 * m["rate"].get<double>(),
                         100 * m["wilson"][0].get<double>(), 100 * m["wilson"][1].get<double>(),
-                        md_escape(classes_text(m)), md_escape(m["check"]["describe"]),
-                        status_mark(m["check"]["status"]), m["check"]["status"].get<std::string>(),
+                        md_escape(classes_text(m)), md_escape(m["check"]["describe"].get<std::string>()),
+                        status_mark(m["check"]["status"].get<std::string>()), m["check"]["status"].get<std::string>(),
                         md_escape(measured));
     }
     bool any_cost = false;
@@ -135,7 +136,7 @@ std::string render_markdown(const json& report) {
         std::string cell = " ";
         for (const auto& c2 : f["cells"]) {
           if (c2["threads"] != t) continue;
-          const int64_t ff = c2["first_failure_trial"];
+          const int64_t ff = c2["first_failure_trial"].get<int64_t>();
           cell += ff > 0 ? fmt::format("{} ", ff) : fmt::format("none in {} ", c2["trials"].get<int64_t>());
         }
         md += cell + "|";
@@ -153,7 +154,7 @@ std::string render_markdown(const json& report) {
                           tl["schedule"].value("outcome", json::object()).value("failing_step", -1));
       else
         md += ".\n";
-      if (!tl["detail"].get<std::string>().empty()) md += "\n> " + md_escape(tl["detail"]) + "\n";
+      if (!tl["detail"].get<std::string>().empty()) md += "\n> " + md_escape(tl["detail"].get<std::string>()) + "\n";
       if (!tl["compact"].get<std::string>().empty()) md += "\nReplay: `" + tl["compact"].get<std::string>() + "`\n";
     }
   }
@@ -184,8 +185,8 @@ std::string render_junit(const json& report) {
                             cl["measured"].get<std::string>());
       if (!chk["why"].get<std::string>().empty()) text += "why: " + chk["why"].get<std::string>() + "\n";
       cases += fmt::format("    <testcase classname=\"racelab.{}\" name=\"{}: {}\" time=\"{:.3f}\">\n",
-                           xml_escape(s["name"]), xml_escape(m["name"]), xml_escape(chk["describe"]), wall);
-      const std::string status = chk["status"];
+                           xml_escape(s["name"].get<std::string>()), xml_escape(m["name"].get<std::string>()), xml_escape(chk["describe"].get<std::string>()), wall);
+      const std::string status = chk["status"].get<std::string>();
       if (status != "pass") {
         ++failures;
         std::string first;
@@ -197,7 +198,7 @@ std::string render_junit(const json& report) {
       cases += fmt::format("      <system-out>{}</system-out>\n    </testcase>\n", xml_escape(text));
     }
     body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{:.3f}\">\n{}  </testsuite>\n",
-                        xml_escape(s["name"]), tests, failures, time, cases);
+                        xml_escape(s["name"].get<std::string>()), tests, failures, time, cases);
   }
   return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"racelab\" tests=\"{}\" failures=\"{}\" "
                      "time=\"{:.3f}\">\n{}</testsuites>\n",

@@ -51,6 +51,7 @@ json load_schedule(const std::string& path, std::string* why) {
 struct Campaign {
   double scale = 1.0;
   std::string mode = "compare";
+  std::string libtorch;  // the LibTorch version every shard ran on ("" in old results)
   std::vector<Scenario> scenarios;
   json mitigations = json::array();  // the header's [{"name", "group"}], display order
   json shards = json::array();
@@ -65,6 +66,12 @@ Campaign read_campaign(const ResultsData& data) {
     if (i == 0) {
       c.scale = h.value("budget_scale", 1.0);
       c.mode = h.value("mode", "compare");
+      c.libtorch = h.value("libtorch", "");
+    } else if (h.value("libtorch", "") != c.libtorch) {
+      // Expectations depend on the LibTorch version; one report cannot judge two.
+      throw std::runtime_error(fmt::format("cannot merge: shard {} ran on LibTorch {}, but shard {} on {}",
+                                           h.value("shard", json()).dump(), h.value("libtorch", "?"),
+                                           data.headers[0].value("shard", json()).dump(), c.libtorch));
     } else if (h.value("budget_scale", 1.0) != c.scale || h.value("mode", "compare") != c.mode) {
       throw std::runtime_error(fmt::format(
           "cannot merge: shard {} ran with budget scale {} in {} mode, but shard {} with {} in {} mode",
@@ -81,7 +88,7 @@ Campaign read_campaign(const ResultsData& data) {
       if (!names.insert(clean.value("name", "")).second) continue;
       auto problems = validate_scenario(clean, file);
       if (!problems.empty()) throw std::runtime_error("results header: " + problems.front().to_string());
-      c.scenarios.push_back(parse_scenario(clean, file));
+      c.scenarios.push_back(parse_scenario(clean, file, c.libtorch));
     }
   }
   PlanOptions popts;
@@ -353,6 +360,7 @@ nlohmann::json build_report(const ResultsData& data) {
   json report = {{"format", kReportFormat},
                  {"version", kReportVersion},
                  {"racelab_version", RACELAB_VERSION},
+                 {"libtorch", c.libtorch},
                  {"generated", now_utc()},
                  {"campaign", campaign_json(data, c, stats)}};
 
@@ -364,7 +372,7 @@ nlohmann::json build_report(const ResultsData& data) {
     json mj = json::array();
     for (const auto& e : s.expectations) {
       mj.push_back(mitigation_json(s, e, cells, c, stats, metric_by));
-      const std::string st = mj.back()["check"]["status"];
+      const std::string st = mj.back()["check"]["status"].get<std::string>();
       ++total;
       (st == "pass" ? passed : st == "fail" ? failed : incomplete)++;
     }

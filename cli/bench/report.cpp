@@ -26,6 +26,9 @@ json machine() {
           {"racelab_version", RACELAB_VERSION}, {"points", RACELAB_POINTS ? "on" : "compiled out"}};
 }
 
+// A number of the bench document, read explicitly (nlohmann's implicit conversions are off).
+static std::string fmt_num(const json& v, int digits = 2) { return fmt_num(v.get<double>(), digits); }
+
 std::string markdown(const json& b) {
   std::ostringstream md;
   md << "# racelab bench\n\nMachine: " << b["machine"]["cpu"].get<std::string>() << ", "

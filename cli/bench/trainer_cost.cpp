@@ -54,7 +54,7 @@ json bench_mitigations(const Options& o) {
     double ideal = 0;
     for (const auto& m : mitigations) {
       json cell = trainer_cell(o, m, n);
-      if (m == "isolate_thread") ideal = cell["steps_per_s"];
+      if (m == "isolate_thread") ideal = cell["steps_per_s"].get<double>();
       cell["ratio_to_ideal"] = ideal > 0 ? cell["steps_per_s"].get<double>() / ideal : NAN;
       std::fprintf(stderr, "  trainer %-18s N=%d  %.2f steps/s (x%.2f)\n", m.c_str(), n,
                    cell["steps_per_s"].get<double>(), cell["ratio_to_ideal"].get<double>());
@@ -70,7 +70,7 @@ json bench_scaling(const Options& o) {
   double one = 0;
   for (int n = 1; n <= (o.quick ? 1 : std::max(2, cores)); ++n) {
     json cell = trainer_cell(o, "isolate_thread", n);
-    if (n == 1) one = cell["steps_per_s"];
+    if (n == 1) one = cell["steps_per_s"].get<double>();
     out.push_back({{"workers", n}, {"steps_per_s", cell["steps_per_s"]}, {"noise", cell["noise"]},
                    {"ratio_to_linear", one > 0 ? cell["steps_per_s"].get<double>() / (n * one) : NAN}});
   }

@@ -24,7 +24,9 @@ namespace {
                                   got.is_null() ? std::string("nothing") : got.dump()));
 }
 
-const json& field(const json& j, const std::string& source, const std::string& name) {
+// `name` is a const char*, not a std::string: a reference returned from a call with a
+// temporary argument looks dangling to g++ 14 (-Wdangling-reference), and it is not.
+const json& field(const json& j, const char* name) {
   static const json null_json;
   auto it = j.find(name);
   return it == j.end() ? null_json : *it;
@@ -32,14 +34,14 @@ const json& field(const json& j, const std::string& source, const std::string& n
 
 std::string req_string(const json& j, const std::string& src, const std::string& name,
                        const std::string& label = "") {
-  const json& v = field(j, src, name);
+  const json& v = field(j, name.c_str());
   if (!v.is_string()) bad(src, label.empty() ? name : label, "a string", v);
   return v.get<std::string>();
 }
 
 int64_t req_int(const json& j, const std::string& src, const std::string& name, int64_t min,
                 const std::string& label = "") {
-  const json& v = field(j, src, name);
+  const json& v = field(j, name.c_str());
   if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX) || v.get<int64_t>() < min)
     bad(src, label.empty() ? name : label, fmt::format("an integer >= {}", min), v);
   return v.get<int64_t>();
@@ -178,29 +180,29 @@ json Schedule::to_json() const {
 
 Schedule Schedule::from_json(const json& j, const std::string& src) {
   if (!j.is_object()) throw ScheduleError(src + ": expected a JSON object");
-  if (field(j, src, "format") != "racelab-schedule")
-    bad(src, "format", "\"racelab-schedule\"", field(j, src, "format"));
-  const json& ver = field(j, src, "version");
+  if (field(j, "format") != "racelab-schedule")
+    bad(src, "format", "\"racelab-schedule\"", field(j, "format"));
+  const json& ver = field(j, "version");
   if (ver != kScheduleVersion) bad(src, "version", std::to_string(kScheduleVersion), ver);
   only_keys(j, src, "",
             {"format", "version", "racelab_version", "scenario", "workload", "knobs", "mitigation", "threads",
              "strategy", "seed", "decisions", "events", "outcome", "preemptions", "minimized_from_preemptions"});
   Schedule s;
-  s.racelab_version = field(j, src, "racelab_version").is_string() ? j["racelab_version"].get<std::string>() : "";
-  s.scenario = field(j, src, "scenario").is_string() ? j["scenario"].get<std::string>() : "";
+  s.racelab_version = field(j, "racelab_version").is_string() ? j["racelab_version"].get<std::string>() : "";
+  s.scenario = field(j, "scenario").is_string() ? j["scenario"].get<std::string>() : "";
   s.workload = req_string(j, src, "workload");
   if (s.workload.empty()) bad(src, "workload", "a workload name", j["workload"]);
   s.mitigation = req_string(j, src, "mitigation");
-  s.strategy = field(j, src, "strategy").is_string() ? j["strategy"].get<std::string>() : "";
-  const json& knobs = field(j, src, "knobs");
+  s.strategy = field(j, "strategy").is_string() ? j["strategy"].get<std::string>() : "";
+  const json& knobs = field(j, "knobs");
   if (!knobs.is_object()) bad(src, "knobs", "an object", knobs);
   s.knobs = knobs;
-  s.threads = req_threads(field(j, src, "threads"), src);
-  const json& seed = field(j, src, "seed");
+  s.threads = req_threads(field(j, "threads"), src);
+  const json& seed = field(j, "seed");
   if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<int64_t>() >= 0))
     bad(src, "seed", "an unsigned integer", seed);
   s.seed = seed.get<uint64_t>();
-  const json& ds = field(j, src, "decisions");
+  const json& ds = field(j, "decisions");
   if (!ds.is_array()) bad(src, "decisions", "an array", ds);
   for (size_t i = 0; i < ds.size(); ++i) {
     const json& d = ds[i];
@@ -212,15 +214,15 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
     if (x.step != static_cast<int64_t>(i)) bad(src, at + ".step", std::to_string(i), d["step"]);
     x.thread = static_cast<int>(req_int(d, src, "thread", 0, at + ".thread"));
     if (x.thread > kMaxThreads) bad(src, at + ".thread", fmt::format("a thread id from 0 to {}", kMaxThreads), d["thread"]);
-    x.point = field(d, src, "point").is_string() ? d["point"].get<std::string>() : "";
-    if (!field(d, src, "point").is_null() && !field(d, src, "point").is_string())
+    x.point = field(d, "point").is_string() ? d["point"].get<std::string>() : "";
+    if (!field(d, "point").is_null() && !field(d, "point").is_string())
       bad(src, at + ".point", "a string", d["point"]);
-    const json& pre = field(d, src, "preemption");
+    const json& pre = field(d, "preemption");
     if (!pre.is_null() && !pre.is_boolean()) bad(src, at + ".preemption", "true or false", pre);
     x.preemption = pre.is_boolean() && pre.get<bool>();
     s.decisions.push_back(std::move(x));
   }
-  const json& es = field(j, src, "events");
+  const json& es = field(j, "events");
   if (!es.is_null()) {
     if (!es.is_array()) bad(src, "events", "an array", es);
     for (size_t i = 0; i < es.size(); ++i) {
@@ -232,20 +234,20 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
       x.step = req_int(e, src, "step", 0, at + ".step");
       x.thread = static_cast<int>(req_int(e, src, "thread", 0, at + ".thread"));
       x.kind = req_string(e, src, "kind", at + ".kind");
-      x.what = field(e, src, "what").is_string() ? e["what"].get<std::string>() : "";
+      x.what = field(e, "what").is_string() ? e["what"].get<std::string>() : "";
       s.events.push_back(std::move(x));
     }
   }
-  const json& out = field(j, src, "outcome");
+  const json& out = field(j, "outcome");
   if (!out.is_object()) bad(src, "outcome", "an object {\"class\":...}", out);
   only_keys(out, src, "outcome", {"class", "detail", "failing_step"});
-  const json& cls = field(out, src, "class");
+  const json& cls = field(out, "class");
   if (!cls.is_string() || !parse_outcome(cls.get<std::string>(), &s.outcome))
     bad(src, "outcome.class", "an outcome class (holds, error, stuck_state, ...)", cls);
-  s.detail = field(out, src, "detail").is_string() ? out["detail"].get<std::string>() : "";
-  s.failing_step = field(out, src, "failing_step").is_number_integer() ? out["failing_step"].get<int64_t>() : -1;
+  s.detail = field(out, "detail").is_string() ? out["detail"].get<std::string>() : "";
+  s.failing_step = field(out, "failing_step").is_number_integer() ? out["failing_step"].get<int64_t>() : -1;
   s.preemptions = s.count_preemptions();
-  const json& mf = field(j, src, "minimized_from_preemptions");
+  const json& mf = field(j, "minimized_from_preemptions");
   if (!mf.is_null()) s.minimized_from_preemptions = req_int(j, src, "minimized_from_preemptions", 0);
   return s;
 }
@@ -330,9 +332,9 @@ Schedule from_compact(const std::string& text_in) {
   Schedule s;
   s.racelab_version = "";
   if (!a[1].is_string() || a[1].get<std::string>().empty()) bad(src, "workload", "a workload name", a[1]);
-  s.workload = a[1];
+  s.workload = a[1].get<std::string>();
   if (!a[2].is_string()) bad(src, "mitigation", "a string", a[2]);
-  s.mitigation = a[2];
+  s.mitigation = a[2].get<std::string>();
   s.threads = req_threads(a[3], src);
   if (!a[4].is_number_unsigned() && !(a[4].is_number_integer() && a[4].get<int64_t>() >= 0))
     bad(src, "seed", "an unsigned integer", a[4]);
@@ -342,9 +344,9 @@ Schedule from_compact(const std::string& text_in) {
   if (!a[6].is_object()) bad(src, "knobs", "an object", a[6]);
   s.knobs = a[6];
   if (!a[7].is_string()) bad(src, "scenario", "a string", a[7]);
-  s.scenario = a[7];
+  s.scenario = a[7].get<std::string>();
   if (!a[8].is_string()) bad(src, "decisions", "run-length text", a[8]);
-  std::vector<int> threads = a[8].get<std::string>().empty() ? std::vector<int>{} : rle_decode(a[8]);
+  std::vector<int> threads = a[8].get<std::string>().empty() ? std::vector<int>{} : rle_decode(a[8].get<std::string>());
   for (size_t i = 0; i < threads.size(); ++i) {
     Decision d;
     d.step = static_cast<int64_t>(i);

@@ -99,7 +99,7 @@ void Scheduler::throw_aborted(Lock& lk) {
   std::this_thread::yield();
 }
 
-void Scheduler::reschedule(Lock& lk, int self) {
+void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self) {  // lk: held by the caller
   std::vector<int> runnable;
   bool all_ended = true;
   for (size_t i = 0; i < threads_.size(); ++i) {

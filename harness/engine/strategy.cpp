@@ -139,7 +139,7 @@ class PreemptStrategy : public Strategy {
 std::unique_ptr<Strategy> make_strategy(const json& spec, uint64_t seed) {
   if (!spec.is_object() || !spec.contains("kind") || !spec["kind"].is_string())
     bad("kind", "one of random|pct|follow|replay|preempt", spec.is_object() ? spec.value("kind", json()) : spec);
-  std::string kind = spec["kind"];
+  std::string kind = spec["kind"].get<std::string>();
   if (kind == "random") return std::make_unique<RandomStrategy>(seed);
   if (kind == "pct") {
     json d = spec.value("d", json()), k = spec.value("k", json());

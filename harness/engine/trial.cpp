@@ -62,8 +62,8 @@ TrialResult TrialResult::from_json(const json& j) {
   r.failing_step = j.value("failing_step", int64_t{-1});
   for (const auto& x : j.value("decisions", json::array())) {
     Decision d;
-    d.step = x.at("step");
-    d.thread = x.at("thread");
+    d.step = x.at("step").get<int64_t>();
+    d.thread = x.at("thread").get<int>();
     d.point = x.value("point", "");
     d.preemption = x.value("preemption", false);
     d.requester = x.value("requester", -1);
@@ -72,7 +72,7 @@ TrialResult TrialResult::from_json(const json& j) {
     r.decisions.push_back(std::move(d));
   }
   for (const auto& x : j.value("events", json::array())) {
-    r.events.push_back(Event{x.at("step"), x.at("thread"), x.at("kind"), x.value("what", "")});
+    r.events.push_back(Event{x.at("step").get<int64_t>(), x.at("thread").get<int>(), x.at("kind").get<std::string>(), x.value("what", "")});
   }
   r.steps = j.value("steps", int64_t{0});
   r.preemptions = j.value("preemptions", int64_t{0});

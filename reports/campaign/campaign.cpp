@@ -89,6 +89,7 @@ json campaign_header(const std::vector<Scenario>& scenarios, const CampaignOptio
   json header = {{"format", kResultsFormat},
                  {"version", kResultsVersion},
                  {"racelab_version", RACELAB_VERSION},
+                 {"libtorch", options.libtorch},
                  {"mode", options.mode},
                  {"budget_scale", options.budget_scale},
                  {"shard", {options.shard.index + 1, options.shard.count}},

@@ -42,6 +42,8 @@ struct CampaignOptions {
   // a report (and a merge) needs no other input; the caller passes the compile
   // layer's list (reports may not include it). Empty: rows in scenario order.
   nlohmann::json mitigations = nlohmann::json::array();
+  std::string libtorch;          // "2.6.0": the LibTorch the trials run on, for the
+                                 // results header, the report and the expectation set
 };
 
 struct CampaignOutcome {

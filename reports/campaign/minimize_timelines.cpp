@@ -18,7 +18,7 @@ bool minimize_timelines(const nlohmann::json& report, int64_t max_trials_each) {
     const auto& tl = s["timeline"];
     if (tl.is_null() || tl["schedule"].is_null() || tl.value("minimized", false)) continue;
     if (is_free_running(tl["strategy"].get<std::string>())) continue;
-    const std::string path = tl["original_schedule_file"];
+    const std::string path = tl["original_schedule_file"].get<std::string>();
     try {
       const Schedule input = load_schedule(path);
       std::fprintf(stderr, "minimising the %s schedule (%lld preemptions) ... ", s["name"].get<std::string>().c_str(),

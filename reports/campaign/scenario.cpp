@@ -46,40 +46,62 @@ std::string Problem::to_string() const {
   return fmt::format("{}: {}: found {}, expected {}", file, path, found, expected);
 }
 
-Scenario parse_scenario(const json& doc, const std::string& file) {
+namespace {
+
+Expectation parse_expectation(const std::string& mitigation, const json& e) {
+  Expectation x;
+  x.mitigation = mitigation;
+  x.source = e;
+  x.reproduces_within = e.value("reproduces_within", int64_t{-1});
+  x.holds_over = e.value("holds_over", int64_t{-1});
+  x.outcome = e.value("outcome", "");
+  if (e.contains("allowed")) x.allowed = e["allowed"].get<std::vector<std::string>>();
+  x.max_rate = e.value("max_rate", -1.0);
+  if (e.contains("strategies")) x.strategies = e["strategies"].get<std::vector<std::string>>();
+  if (e.contains("threads")) x.threads = e["threads"].get<std::vector<int>>();
+  x.why = e.value("why", "");
+  return x;
+}
+
+}  // namespace
+
+std::string libtorch_key(const std::string& libtorch_version) {
+  const auto first = libtorch_version.find('.');
+  if (first == std::string::npos) return libtorch_version;
+  const auto second = libtorch_version.find_first_not_of("0123456789", first + 1);
+  return libtorch_version.substr(0, second);
+}
+
+Scenario parse_scenario(const json& doc, const std::string& file, const std::string& libtorch) {
   Scenario s;
   s.file = file;
   s.source = doc;
-  s.name = doc.at("name");
-  s.description = doc.at("description");
+  s.name = doc.at("name").get<std::string>();
+  s.description = doc.at("description").get<std::string>();
   s.race = doc.value("race", s.name);
-  s.workload = doc.at("workload");
+  s.workload = doc.at("workload").get<std::string>();
   s.knobs = doc.value("knobs", json::object());
   s.threads = doc.at("threads").get<std::vector<int>>();
   s.seeds = doc.contains("seeds") ? doc["seeds"].get<std::vector<uint64_t>>() : std::vector<uint64_t>{1};
   for (const auto& st : doc.at("strategies")) {
     StrategyBudget b;
-    b.strategy = st.at("strategy");
-    b.trials = st.at("trials");
+    b.strategy = st.at("strategy").get<std::string>();
+    b.trials = st.at("trials").get<int64_t>();
     b.seconds = st.value("seconds", 0.0);
     if (st.contains("threads")) b.threads = st["threads"].get<std::vector<int>>();
     s.strategies.push_back(b);
   }
   s.mitigations = doc.at("mitigations").get<std::vector<std::string>>();
+  const json* by_version = nullptr;
+  if (!libtorch.empty() && doc.contains("expectations_by_libtorch")) {
+    const auto& all = doc["expectations_by_libtorch"];
+    const auto it = all.find(libtorch_key(libtorch));
+    if (it != all.end()) by_version = &*it;
+  }
+  if (by_version) s.libtorch = libtorch_key(libtorch);
   for (const auto& m : s.mitigations) {
-    const auto& e = doc.at("expectations").at(m);
-    Expectation x;
-    x.mitigation = m;
-    x.source = e;
-    x.reproduces_within = e.value("reproduces_within", int64_t{-1});
-    x.holds_over = e.value("holds_over", int64_t{-1});
-    x.outcome = e.value("outcome", "");
-    if (e.contains("allowed")) x.allowed = e["allowed"].get<std::vector<std::string>>();
-    x.max_rate = e.value("max_rate", -1.0);
-    if (e.contains("strategies")) x.strategies = e["strategies"].get<std::vector<std::string>>();
-    if (e.contains("threads")) x.threads = e["threads"].get<std::vector<int>>();
-    x.why = e.value("why", "");
-    s.expectations.push_back(x);
+    const bool replaced = by_version && by_version->contains(m);
+    s.expectations.push_back(parse_expectation(m, replaced ? by_version->at(m) : doc.at("expectations").at(m)));
   }
   if (doc.contains("cost")) {
     const auto& k = doc["cost"];
@@ -93,7 +115,7 @@ Scenario parse_scenario(const json& doc, const std::string& file) {
 }
 
 std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, const WorkloadLookup& lookup,
-                                     std::vector<Problem>* problems) {
+                                     std::vector<Problem>* problems, const std::string& libtorch) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   for (const auto& p : paths) {
@@ -129,7 +151,7 @@ std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, cons
       problems->insert(problems->end(), found.begin(), found.end());
       continue;
     }
-    auto s = parse_scenario(doc, f);
+    auto s = parse_scenario(doc, f, libtorch);
     if (!names.insert(s.name).second) {
       problems->push_back({f, "$.name", "\"" + s.name + "\" (already used by another file)", "a unique name"});
       continue;

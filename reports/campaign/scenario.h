@@ -8,7 +8,12 @@
 //    "strategies": [{"strategy": "random", "trials": 40, "seconds": 20}, ...],
 //    "mitigations": ["none", "global_lock", ...],
 //    "expectations": {"none": {"reproduces_within": 50, "outcome": "error"},
-//                     "global_lock": {"holds_over": 500}, ...}}
+//                     "global_lock": {"holds_over": 500}, ...},
+//    "expectations_by_libtorch": {"2.6": {"none": {"holds_over": 100}}}}
+//
+// Whether a race of LibTorch's own process-global state happens is a property of the
+// LibTorch version, so a scenario may replace some mitigations' expectations for one
+// "major.minor"; racelab picks the set for the LibTorch it was built against.
 //
 // validate_scenario() reports every problem at once, each with its JSON path; a
 // Scenario is only built from a document that validated clean.
@@ -79,6 +84,7 @@ struct Scenario {
   std::vector<StrategyBudget> strategies;
   std::vector<std::string> mitigations;
   std::vector<Expectation> expectations;  // one per mitigation, same order
+  std::string libtorch;                   // "2.6" when expectations_by_libtorch["2.6"] was applied
   CostSpec cost;
   bool supervised = true;
   double trial_timeout_s = 30;
@@ -111,13 +117,18 @@ using WorkloadLookup = std::function<const WorkloadInfo*(const std::string& name
 std::vector<Problem> validate_scenario(const nlohmann::json& doc, const std::string& file,
                                        const WorkloadLookup& lookup = nullptr);
 
-// Builds a Scenario from a document validate_scenario() accepted.
-Scenario parse_scenario(const nlohmann::json& doc, const std::string& file);
+// "2.6" from "2.6.0" or "2.6.0+cu130": the key of expectations_by_libtorch.
+std::string libtorch_key(const std::string& libtorch_version);
+
+// Builds a Scenario from a document validate_scenario() accepted. `libtorch` is the
+// LibTorch version the trials run (or ran) on; its expectations_by_libtorch entry, if
+// any, replaces the named mitigations' expectations. Empty: the default set.
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& libtorch = "");
 
 // Reads FILE or every *.json in a directory (sorted), validating each. Files
 // that fail JSON parsing or validation add to `problems` and are skipped.
 std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, const WorkloadLookup& lookup,
-                                     std::vector<Problem>* problems);
+                                     std::vector<Problem>* problems, const std::string& libtorch = "");
 
 }  // namespace racelab::reports
 

@@ -113,7 +113,8 @@ class Checker {
 
 const std::set<std::string> kTopKeys = {"format",     "version",     "name",         "race",       "description",
                                         "workload",   "knobs",       "threads",      "seeds",      "strategies",
-                                        "mitigations", "expectations", "cost",        "supervised", "trial_timeout_s"};
+                                        "mitigations", "expectations", "cost",        "supervised", "trial_timeout_s",
+                                        "expectations_by_libtorch"};
 const std::set<std::string> kStrategyKeys = {"strategy", "trials", "seconds", "threads"};
 const std::set<std::string> kExpectationKeys = {"reproduces_within", "holds_over", "outcome", "allowed",
                                                 "max_rate",          "strategies", "threads", "why"};
@@ -324,7 +325,34 @@ std::vector<std::string> check_mitigations(Checker& c, const json& doc, const Wo
   return mitigations;
 }
 
-// One expectation per listed mitigation, each well formed and satisfiable at full budget.
+// One expectation, well formed and satisfiable at full budget.
+void check_expectation_and_budget(Checker& c, const json& e, const std::string& p, const json& doc) {
+  const size_t before = c.problems.size();
+  check_expectation(c, e, p, doc);
+  // Budget sanity only once the document's structure is sound.
+  if (c.problems.size() == before && e.contains("holds_over") && doc.contains("strategies") &&
+      doc["strategies"].is_array() && doc.contains("threads") && doc["threads"].is_array()) {
+    const int64_t budget = matched_budget(doc, e);
+    if (budget < e["holds_over"].get<int64_t>())
+      c.add(p + ".holds_over", std::to_string(e["holds_over"].get<int64_t>()),
+            fmt::format("at most {} (the trials its cells get at full budget)", budget));
+  }
+}
+
+// An object mitigation -> expectation whose keys are listed mitigations.
+void check_expectation_map(Checker& c, const json& e, const std::string& path, const json& doc,
+                           const std::vector<std::string>& mitigations) {
+  for (auto it = e.begin(); it != e.end(); ++it) {
+    const auto p = path + "." + it.key();
+    if (std::find(mitigations.begin(), mitigations.end(), it.key()) == mitigations.end())
+      c.add(p, "an expectation for \"" + it.key() + "\"", "a mitigation listed in $.mitigations");
+    else
+      check_expectation_and_budget(c, it.value(), p, doc);
+  }
+}
+
+// One expectation per listed mitigation; then, optionally, per LibTorch "major.minor",
+// replacements for some of them.
 void check_expectations(Checker& c, const json& doc, const std::vector<std::string>& mitigations) {
   if (auto* e = c.require(doc, "$", "expectations")) {
     if (!e->is_object()) {
@@ -332,24 +360,21 @@ void check_expectations(Checker& c, const json& doc, const std::vector<std::stri
     } else {
       for (const auto& m : mitigations)
         if (!e->contains(m)) c.add("$.expectations." + m, "nothing", "an expectation for every listed mitigation");
-      for (auto it = e->begin(); it != e->end(); ++it) {
-        const auto p = "$.expectations." + it.key();
-        if (std::find(mitigations.begin(), mitigations.end(), it.key()) == mitigations.end()) {
-          c.add(p, "an expectation for \"" + it.key() + "\"", "a mitigation listed in $.mitigations");
-          continue;
-        }
-        const size_t before = c.problems.size();
-        check_expectation(c, it.value(), p, doc);
-        // Budget sanity only once the document's structure is sound.
-        if (c.problems.size() == before && it->contains("holds_over") && doc.contains("strategies") &&
-            doc["strategies"].is_array() && doc.contains("threads") && doc["threads"].is_array()) {
-          const int64_t budget = matched_budget(doc, it.value());
-          if (budget < it.value()["holds_over"].get<int64_t>())
-            c.add(p + ".holds_over", std::to_string(it.value()["holds_over"].get<int64_t>()),
-                  fmt::format("at most {} (the trials its cells get at full budget)", budget));
-        }
-      }
+      check_expectation_map(c, *e, "$.expectations", doc, mitigations);
     }
+  }
+  if (!doc.contains("expectations_by_libtorch")) return;
+  const auto& by = doc["expectations_by_libtorch"];
+  if (!by.is_object()) return c.add("$.expectations_by_libtorch", type_name(by), "an object: \"major.minor\" -> expectations");
+  static const std::regex kMajorMinor(R"(\d+\.\d+)");
+  for (auto it = by.begin(); it != by.end(); ++it) {
+    const auto p = "$.expectations_by_libtorch." + it.key();
+    if (!std::regex_match(it.key(), kMajorMinor))
+      c.add(p, "the key \"" + it.key() + "\"", "a LibTorch version as major.minor, e.g. \"2.6\"");
+    else if (!it->is_object() || it->empty())
+      c.add(p, type_name(*it), "a non-empty object: mitigation -> expectation");
+    else
+      check_expectation_map(c, *it, p, doc, mitigations);
   }
 }
 

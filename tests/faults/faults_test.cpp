@@ -170,7 +170,9 @@ bool wait_for_shards(pid_t parent, double timeout_s) {
 void interrupt_compare(double delay_s, bool whole_group, bool after_shards = false) {
   const std::string out = temp_dir();
   const pid_t pid = spawn(compare_args(out + "/report"), out + "/log.txt", whole_group);
-  if (after_shards) ASSERT_TRUE(wait_for_shards(pid, 60)) << slurp(out + "/log.txt");
+  if (after_shards) {
+    ASSERT_TRUE(wait_for_shards(pid, 60)) << slurp(out + "/log.txt");
+  }
   std::this_thread::sleep_for(std::chrono::duration<double>(delay_s));
   ::kill(whole_group ? -pid : pid, SIGINT);
   const int code = wait_exit(pid, 90);
@@ -283,7 +285,9 @@ void fault_worker(int sig) {
   }
   // A worker stopped between two trials is still seen at the next trial's
   // timeout; a killed one between trials is simply replaced, unrecorded.
-  if (sig == SIGSTOP) EXPECT_EQ(retried, 1);
+  if (sig == SIGSTOP) {
+    EXPECT_EQ(retried, 1);
+  }
   EXPECT_LE(retried, 1);
   fs::remove_all(out);
 }

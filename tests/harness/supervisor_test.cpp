@@ -100,7 +100,7 @@ TEST(Supervisor, ASignalFromAnotherProcessIsRetriedThenInfrastructure) {
     EXPECT_FALSE(racelab::is_failure(r.outcome));
     EXPECT_EQ(r.metrics.value("retries", -1), 1) << r.metrics.dump();
     ASSERT_EQ(r.metrics["external_kills"].size(), 2u) << r.metrics.dump();
-    const std::string first = r.metrics["external_kills"][0];
+    const std::string first = r.metrics["external_kills"][0].get<std::string>();
     EXPECT_NE(first.find(how == std::string("killed_by_other_term") ? "SIGTERM) sent by process" : "SIGKILL"),
               std::string::npos)
         << first;

@@ -187,7 +187,7 @@ TEST(WriteReports, NamesFilesRelativeToTheReportDirectory) {
   EXPECT_EQ(s["timeline"]["schedule_file"], "../toy.schedule.json");
   EXPECT_EQ(s["timeline"]["original_schedule_file"], "../toy.schedule.json");
   for (const auto& c : s["cells"]) {
-    const std::string f = c["first_failure_schedule"];
+    const std::string f = c["first_failure_schedule"].get<std::string>();
     EXPECT_TRUE(f.empty() || f == "../toy.schedule.json") << f;
   }
   for (const auto& f : {files.json, files.markdown, files.html}) {

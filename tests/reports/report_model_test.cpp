@@ -12,10 +12,12 @@ using nlohmann::json;
 using testing::make_temp_dir;
 using testing::toy_results;
 
-const json& mitigation(const json& report, const std::string& name) {
+// `name` is a const char*: g++ 14 takes a reference returned from a call with a
+// temporary std::string argument for a dangling one (-Wdangling-reference).
+const json& mitigation(const json& report, const char* name) {
   for (const auto& m : report["scenarios"][0]["mitigations"])
     if (m["name"] == name) return m;
-  throw std::runtime_error("no mitigation " + name);
+  throw std::runtime_error(std::string("no mitigation ") + name);
 }
 
 TEST(Wilson, HonestAtZeroFailures) {
@@ -58,8 +60,11 @@ TEST(BuildReport, AggregatesMitigationsAndChecksExpectations) {
   EXPECT_TRUE(all_expectations_pass(r));
 
   // The cell view: first failure is the 2nd trial of each `none` cell.
-  for (const auto& c : r["scenarios"][0]["cells"])
-    if (c["mitigation"] == "none") EXPECT_EQ(c["first_failure_trial"], 2);
+  for (const auto& c : r["scenarios"][0]["cells"]) {
+    if (c["mitigation"] == "none") {
+      EXPECT_EQ(c["first_failure_trial"], 2);
+    }
+  }
 }
 
 TEST(BuildReport, ReproducesWithinFailsWhenTheFirstFailureIsLate) {
@@ -104,7 +109,7 @@ TEST(BuildReport, InfrastructureTrialsCountNeitherAsFailuresNorAsHolds) {
   EXPECT_EQ(lock["verdict"], "holds");
   EXPECT_EQ(lock["by_outcome"]["infrastructure"], 1);
   EXPECT_EQ(lock["check"]["status"], "fail");
-  const std::string measured = lock["check"]["clauses"][0]["measured"];
+  const std::string measured = lock["check"]["clauses"][0]["measured"].get<std::string>();
   EXPECT_NE(measured.find("only 39 of the 40"), std::string::npos) << measured;
   EXPECT_NE(measured.find("1 more killed from outside"), std::string::npos) << measured;
 }
@@ -166,6 +171,33 @@ TEST(BuildReport, MergeRejectsDifferentBudgetScales) {
   second["shard"] = {2, 2};
   data.headers.push_back(second);
   EXPECT_THROW(build_report(data), std::runtime_error);
+}
+
+TEST(BuildReport, MergeRejectsDifferentLibtorchVersions) {
+  const auto dir = make_temp_dir();
+  auto data = toy_results(dir);
+  data.headers[0]["libtorch"] = "1.13.1";
+  auto second = data.headers[0];
+  second["libtorch"] = "2.6.0";
+  second["shard"] = {2, 2};
+  data.headers.push_back(second);
+  EXPECT_THROW(build_report(data), std::runtime_error);
+}
+
+TEST(BuildReport, JudgesWithTheExpectationsOfTheLibtorchItRanOn) {
+  const auto dir = make_temp_dir();
+  auto data = toy_results(dir);
+  // On "2.6", `none` is expected to hold; the toy's `none` fails at trial 2 of every cell.
+  data.headers[0]["scenarios"][0]["expectations_by_libtorch"] = {{"2.6", {{"none", {{"holds_over", 10}}}}}};
+  auto none_status = [&](const std::string& libtorch) {
+    data.headers[0]["libtorch"] = libtorch;
+    const json r = build_report(data);
+    EXPECT_EQ(r["libtorch"], libtorch);
+    return mitigation(r, "none")["check"]["status"].get<std::string>();
+  };
+  EXPECT_EQ(none_status("1.13.1"), "pass");
+  EXPECT_EQ(none_status("2.6.0"), "fail");
+  EXPECT_EQ(none_status("2.7.0"), "pass");
 }
 
 }  // namespace

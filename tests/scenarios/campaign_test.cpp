@@ -82,9 +82,13 @@ TEST(Matrix, TheTimeCapCannotCutWhatAnExpectationNeeds) {
   o.budget_scale = 0.5;  // 5 trials a cell, holds_over needs 20
   o.ci = true;
   for (const auto& c : plan_cells({s}, o)) {
-    if (c.spec.mitigation == "none") EXPECT_EQ(c.spec.min_trials, 5);
-    if (c.spec.mitigation == "global_lock") EXPECT_EQ(c.spec.min_trials, 5);  // 20 over 4 cells
-    if (c.spec.mitigation == "disable_check") EXPECT_EQ(c.spec.min_trials, 0);
+    if (c.spec.mitigation == "none") {
+      EXPECT_EQ(c.spec.min_trials, 5);
+    } else if (c.spec.mitigation == "global_lock") {
+      EXPECT_EQ(c.spec.min_trials, 5);  // 20 over 4 cells
+    } else if (c.spec.mitigation == "disable_check") {
+      EXPECT_EQ(c.spec.min_trials, 0);
+    }
     EXPECT_LE(c.spec.min_trials, c.spec.max_trials);
   }
 }
@@ -131,8 +135,11 @@ TEST(Campaign, CiModeStopsCellsAtTheFirstFailure) {
   const auto out = run_campaign({toy()}, o, fake_cell);
   EXPECT_TRUE(all_expectations_pass(out.report));
   EXPECT_EQ(out.report["campaign"]["mode"], "ci");
-  for (const auto& c : out.report["scenarios"][0]["cells"])
-    if (c["mitigation"] == "none") EXPECT_EQ(c["trials"], 2);
+  for (const auto& c : out.report["scenarios"][0]["cells"]) {
+    if (c["mitigation"] == "none") {
+      EXPECT_EQ(c["trials"], 2);
+    }
+  }
 }
 
 TEST(Campaign, ShardsMergeIntoTheSameReportAsOneRun) {

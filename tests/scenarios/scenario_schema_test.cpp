@@ -187,6 +187,49 @@ TEST(ScenarioSchema, LoadScenariosReadsADirectoryAndRejectsDuplicatesAndBadJson)
   fs::remove_all(dir);
 }
 
+TEST(ScenarioSchema, ExpectationsByLibtorchReplaceOnlyTheNamedMitigationsOfThatVersion) {
+  json d = good();
+  d["expectations_by_libtorch"] = {{"2.6", {{"none", {{"holds_over", 40}}}}}};
+  const auto ps = validate_scenario(d, "ok.json");
+  ASSERT_TRUE(ps.empty()) << all(ps);
+
+  const Scenario on26 = parse_scenario(d, "ok.json", "2.6.0");
+  EXPECT_EQ(on26.libtorch, "2.6");
+  EXPECT_EQ(on26.expectation_for("none")->holds_over, 40);
+  EXPECT_EQ(on26.expectation_for("none")->reproduces_within, -1);
+  EXPECT_EQ(on26.expectation_for("global_lock")->holds_over, 100);  // not named: the default
+
+  for (const std::string v : {"1.13.1", "2.7.0", ""}) {
+    const Scenario other = parse_scenario(d, "ok.json", v);
+    EXPECT_EQ(other.libtorch, "") << v;
+    EXPECT_EQ(other.expectation_for("none")->reproduces_within, 10) << v;
+  }
+}
+
+TEST(ScenarioSchema, ExpectationsByLibtorchAreValidatedLikeExpectations) {
+  json d = good();
+  d["expectations_by_libtorch"] = {{"2.x", {{"none", {{"holds_over", 1}}}}},
+                                   {"2.6", {{"rw_lock", {{"holds_over", 1}}}, {"none", {{"holds_ovr", 1}}}}},
+                                   {"3.0", json::object()}};
+  const auto ps = validate_scenario(d, "f.json");
+  EXPECT_TRUE(has(ps, "$.expectations_by_libtorch.2.x", "major.minor")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.expectations_by_libtorch.2.6.rw_lock", "listed in $.mitigations")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.expectations_by_libtorch.2.6.none.holds_ovr")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.expectations_by_libtorch.3.0", "non-empty")) << all(ps);
+
+  json budget = good();  // far more trials than global_lock's cells get at full budget
+  budget["expectations_by_libtorch"] = {{"2.6", {{"global_lock", {{"holds_over", 100000}}}}}};
+  EXPECT_TRUE(has(validate_scenario(budget, "f.json"), "$.expectations_by_libtorch.2.6.global_lock.holds_over",
+                  "at most"));
+}
+
+TEST(ScenarioSchema, LibtorchKeyIsMajorDotMinor) {
+  EXPECT_EQ(libtorch_key("2.6.0"), "2.6");
+  EXPECT_EQ(libtorch_key("2.11.0+cu130"), "2.11");
+  EXPECT_EQ(libtorch_key("1.13.1"), "1.13");
+  EXPECT_EQ(libtorch_key("2.6"), "2.6");
+}
+
 TEST(Catalogue, EveryScenarioFileIsStructurallyValid) {
   std::vector<Problem> ps;
   const auto loaded = load_scenarios({std::string(RACELAB_SOURCE_DIR) + "/scenarios"}, nullptr, &ps);

@@ -11,6 +11,7 @@
 #include "trainer/model/target_file.h"
 #include "trainer/train/run.h"
 #include "trainer/util/errors.h"
+#include "compile/torch_compat.h"
 
 namespace {
 

@@ -6,6 +6,7 @@
 #include "trainer/eval/speculative.h"
 #include "trainer/model/target_file.h"
 #include "trainer/train/target_trainer.h"
+#include "compile/torch_compat.h"
 
 namespace {
 

@@ -1,4 +1,5 @@
 #include "trainer/eval/speculative.h"
+#include "compile/torch_compat.h"
 
 #include <chrono>
 #include <stdexcept>

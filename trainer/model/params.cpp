@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "trainer/util/errors.h"
+#include "compile/torch_compat.h"
 
 namespace trainer {
 

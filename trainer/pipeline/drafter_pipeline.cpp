@@ -12,6 +12,7 @@
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/pipeline/bounded_queue.h"
 #include "trainer/util/errors.h"
+#include "compile/torch_compat.h"
 
 namespace trainer {
 

@@ -24,6 +24,7 @@
 #include "trainer/util/errors.h"
 #include "trainer/util/threads.h"
 #include "trainer/util/worker_processes.h"
+#include "compile/torch_compat.h"
 
 namespace trainer {
 namespace fs = std::filesystem;

@@ -1,4 +1,5 @@
 #include "trainer/train/target_trainer.h"
+#include "compile/torch_compat.h"
 
 #include <algorithm>
 #include <chrono>
