@@ -4,6 +4,8 @@
 // line `racelab --help` prints for it, and the function that runs it. cli/ is
 // the only folder that sees every layer (docs/ARCHITECTURE.md), so this table
 // is where the harness, the compile layer, the trainer and the reports meet.
+// main() itself is cli/entry.cpp: a user's binary that registers its own
+// workloads runs the same table through cli_main (racelab/cli.h).
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "racelab/cli.h"
 #include "racelab/exit_code.h"
 #include "racelab/file_error.h"
 
@@ -55,7 +58,7 @@ void print_usage(std::FILE* out) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int racelab::cli_main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     print_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? racelab::kExitUsage : racelab::kExitOk;

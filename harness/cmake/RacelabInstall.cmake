@@ -1,0 +1,43 @@
+# What `cmake --install` puts under the prefix, and the CMake package a user
+# finds with find_package(racelab) (README.md, "Your own workloads"):
+#
+#   bin/racelab                       the command line with the catalogue's workloads
+#   include/racelab/*.h               the instrumentation API, racelab.h (C), cli.h
+#   include/racelab/engine/*.h        the engine, for racelab::engine
+#   lib/libracelab_*.a                the libraries
+#   lib/cmake/racelab/                racelabConfig.cmake, its version file, the
+#                                     exported targets, racelab_add_executable()
+#                                     and racelab_add_scenario()
+#
+# Two export sets: racelab::point, racelab::engine and the racelab binary need no
+# LibTorch; racelab::cli, racelab::main and what they link (the compile layer,
+# the trainer, the reports) do, and the config loads them only when the user's
+# own find_package(Torch) succeeds. Nothing installed names a path of the
+# machine that built it: include directories are relative to the prefix, and
+# LibTorch comes in as racelab::torch, filled from the user's Torch.
+include(CMakePackageConfigHelpers)
+set(RACELAB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/racelab)
+
+install(TARGETS racelab_point racelab_files racelab_engine racelab EXPORT racelabTargets
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS racelab_torch racelab_capture racelab_compile racelab_trainer racelab_reports racelab_cli racelab_main
+        EXPORT racelabCliTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT racelabTargets NAMESPACE racelab:: DESTINATION ${RACELAB_CMAKE_DIR})
+install(EXPORT racelabCliTargets NAMESPACE racelab:: DESTINATION ${RACELAB_CMAKE_DIR})
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/include/racelab ${PROJECT_SOURCE_DIR}/cli/include/racelab
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/engine DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/racelab
+        FILES_MATCHING PATTERN "*.h")
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/harness/cmake/racelabConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/racelabConfig.cmake INSTALL_DESTINATION ${RACELAB_CMAKE_DIR})
+# 0.x: a minor version may break the API, so only the same minor version matches.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/racelabConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/racelabConfig.cmake ${PROJECT_BINARY_DIR}/racelabConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/harness/cmake/RacelabExecutable.cmake
+              ${PROJECT_SOURCE_DIR}/harness/cmake/RacelabScenario.cmake
+        DESTINATION ${RACELAB_CMAKE_DIR})

@@ -1,0 +1,21 @@
+/* Functions of c_api_probe.c, a C translation unit that calls racelab/racelab.h. */
+#ifndef RACELAB_TESTS_HARNESS_C_API_PROBE_H_
+#define RACELAB_TESTS_HARNESS_C_API_PROBE_H_
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void c_probe_reset(void);
+long c_probe_balance(void);
+void c_probe_deposit(long amount);
+void c_probe_temporary_name(void);
+void c_probe_null_name(void);
+int c_probe_is_controlled(void);
+int c_probe_abi_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
