@@ -2,7 +2,8 @@
 # finds with find_package(racelab) (README.md, "Your own workloads"):
 #
 #   bin/racelab                       the command line with the catalogue's workloads
-#   include/racelab/*.h               the instrumentation API, racelab.h (C), cli.h
+#   include/racelab/*.h               the instrumentation API, racelab.h (C), cli.h,
+#                                     op_points.h (op-level points in LibTorch programs)
 #   include/racelab/engine/*.h        the engine, for racelab::engine
 #   lib/libracelab_*.a                the libraries
 #   lib/cmake/racelab/                racelabConfig.cmake, its version file, the
@@ -10,7 +11,7 @@
 #                                     and racelab_add_scenario()
 #
 # Two export sets: racelab::point, racelab::engine and the racelab binary need no
-# LibTorch; racelab::cli, racelab::main and what they link (the compile layer,
+# LibTorch; racelab::op_points, racelab::cli, racelab::main and what they link (the compile layer,
 # the trainer, the reports) do, and the config loads them only when the user's
 # own find_package(Torch) succeeds. Nothing installed names a path of the
 # machine that built it: include directories are relative to the prefix, and
@@ -21,13 +22,14 @@ set(RACELAB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/racelab)
 install(TARGETS racelab_point racelab_files racelab_engine racelab EXPORT racelabTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS racelab_torch racelab_capture racelab_compile racelab_trainer racelab_reports racelab_cli racelab_main
+install(TARGETS racelab_torch racelab_op_points racelab_capture racelab_compile racelab_trainer racelab_reports racelab_cli racelab_main
         EXPORT racelabCliTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT racelabTargets NAMESPACE racelab:: DESTINATION ${RACELAB_CMAKE_DIR})
 install(EXPORT racelabCliTargets NAMESPACE racelab:: DESTINATION ${RACELAB_CMAKE_DIR})
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/include/racelab ${PROJECT_SOURCE_DIR}/cli/include/racelab
+                  ${PROJECT_SOURCE_DIR}/torch_points/include/racelab
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/engine DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/racelab
         FILES_MATCHING PATTERN "*.h")
