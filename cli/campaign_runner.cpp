@@ -194,8 +194,17 @@ std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags
 
 }  // namespace
 
+// ./scenarios; else the catalogue installed beside this binary (PREFIX/bin/racelab
+// reads PREFIX/share/racelab/scenarios, wherever the prefix was moved); else the
+// source tree this binary was built from.
 std::string default_catalogue() {
   if (fs::is_directory("scenarios")) return "scenarios";
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "share" / "racelab" / "scenarios";
+    if (fs::is_directory(installed, ec)) return installed.string();
+  }
   return std::string(RACELAB_SOURCE_DIR) + "/scenarios";
 }
 

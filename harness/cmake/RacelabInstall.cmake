@@ -6,6 +6,7 @@
 #                                     op_points.h (op-level points in LibTorch programs)
 #   include/racelab/engine/*.h        the engine, for racelab::engine
 #   lib/libracelab_*.a                the libraries
+#   share/racelab/scenarios/          the catalogue (what `racelab compare` runs by default)
 #   lib/cmake/racelab/                racelabConfig.cmake, its version file, the
 #                                     exported targets, racelab_add_executable()
 #                                     and racelab_add_scenario()
@@ -33,6 +34,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/include/racelab ${PROJECT_SOURCE
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/engine DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/racelab
         FILES_MATCHING PATTERN "*.h")
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/ DESTINATION ${CMAKE_INSTALL_DATADIR}/racelab/scenarios
+        FILES_MATCHING PATTERN "*.json" PATTERN "SCHEMA.md" PATTERN "workloads" EXCLUDE)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/harness/cmake/racelabConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/racelabConfig.cmake INSTALL_DESTINATION ${RACELAB_CMAKE_DIR})
