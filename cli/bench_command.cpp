@@ -25,15 +25,23 @@ using nlohmann::json;
 int bench_command(int argc, char** argv) {
   bench::Options o;
   CLI::App app{"Whole-system benchmarks as ratios within one run: scheduling cost, time to reproduce, "
-               "mitigation cost on the real trainer, worker scaling",
+               "mitigation cost on the real trainer, worker scaling, search strength on the hard-bug catalogue",
                argv[0]};
   app.add_flag("--quick", o.quick, "Minimal iterations (the CI smoke pass); figures are not meaningful");
   app.add_option("--out", o.out_dir, "Directory for BENCH.json and BENCH.md");
-  app.add_option("--sections", o.sections, "Subset of: scheduling reproduce fallback mitigations scaling")
-      ->check(CLI::IsMember({"scheduling", "reproduce", "fallback", "mitigations", "scaling"}));
+  app.add_option("--sections", o.sections, "Subset of: scheduling reproduce fallback mitigations scaling search")
+      ->check(CLI::IsMember({"scheduling", "reproduce", "fallback", "mitigations", "scaling", "search"}));
   app.add_option("--repeats", o.repeats, "Repeats per trainer cell (noise estimate)")->check(CLI::Range(1, 20));
   app.add_option("--trials", o.reproduce_trials, "Trial budget per (race, strategy) cell")->check(CLI::Range(1, 100000));
   app.add_option("--trainer-steps", o.trainer_steps, "Steps per worker in each trainer cell")->check(CLI::Range(1, 10000));
+  app.add_option("--search-budget", o.search_budget,
+                 "search: trials per (workload, strategy, seed) before a seed counts as a miss (the published "
+                 "protocol: 10000)")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  app.add_option("--search-seeds", o.search_seeds, "search: seeds per (workload, strategy)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
   app.add_option("--compare", o.compare, "An earlier BENCH.json: flag regressions beyond the measured noise");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   if (!o.compare.empty())
@@ -62,6 +70,7 @@ int bench_command(int argc, char** argv) {
   if (want("fallback")) std::fprintf(stderr, "bench: fallback\n"), b["fallback"] = bench::bench_fallback(o);
   if (want("mitigations")) std::fprintf(stderr, "bench: mitigations\n"), b["mitigations"] = bench::bench_mitigations(o);
   if (want("scaling")) std::fprintf(stderr, "bench: scaling\n"), b["scaling"] = bench::bench_scaling(o);
+  if (want("search")) std::fprintf(stderr, "bench: search\n"), b["search"] = bench::bench_search(o);
   b["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!o.compare.empty()) b["comparison"] = bench::compare_runs(old_run, b, o.compare);
 

@@ -26,7 +26,7 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
   app.add_option("-t,--threads", spec.threads, "Worker threads the workload starts")->check(CLI::Range(1, 64))
       ->capture_default_str();
   app.add_option("-s,--strategy", spec.strategy,
-                 "os | os+jitter[:P] | random | pct:D | dfs:P | replay:FILE|STRING")->capture_default_str();
+                 "os | os+jitter[:P] | random | pct:D | pos | surw | dfs:P | auto | replay:FILE|STRING")->capture_default_str();
   app.add_option("--seed", spec.seed, "Cell seed (trial seeds derive from it)")->capture_default_str();
   app.add_option("-n,--budget", spec.max_trials, "Maximum trials")->check(positive_integer())
       ->capture_default_str();
@@ -113,7 +113,10 @@ void print_summary(const CellSpec& spec, const CellSummary& sum) {
   double rate = sum.trials ? static_cast<double>(sum.failures) / static_cast<double>(sum.trials) : 0;
   std::printf("  failure rate     %.4f (%lld/%lld)\n", rate, static_cast<long long>(sum.failures),
               static_cast<long long>(sum.trials));
-  if (sum.pct_floor > 0) std::printf("  pct floor        %.3g (guaranteed per-trial hit probability for a depth-d bug)\n", sum.pct_floor);
+  if (sum.pct_floor > 0)
+    std::printf("  pct floor        %.3g (guaranteed per-trial hit probability for a depth-%d bug; n=%d, k=%lld)\n",
+                sum.pct_floor, sum.pct_depth, sum.pct_n, static_cast<long long>(sum.pct_k));
+  if (!sum.note.empty() && spec.strategy.rfind("dfs:", 0) != 0) std::printf("  search           %s\n", sum.note.c_str());
   if (spec.strategy.rfind("dfs:", 0) == 0)
     std::printf("  dfs verdict      %s\n", sum.exhausted ? "complete" : "incomplete");
   if (sum.first_failure_trial >= 0) {

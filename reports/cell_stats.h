@@ -24,6 +24,9 @@ struct CellStats {
   double metric_sum = 0;
   int64_t metric_n = 0;
   double wall_ms = 0;
+  // Trials per strategy that ran them (a portfolio's arm, else the cell's strategy).
+  std::map<std::string, int64_t> trials_by_strategy;
+  int64_t fewest_preemptions = -1;  // among failing trials of controlled strategies
   const nlohmann::json* summary = nullptr;  // the "cell" line, once finished
 };
 

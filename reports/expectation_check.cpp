@@ -2,11 +2,13 @@
 #include "reports/expectation_check.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "engine/driver.h"
 #include "engine/outcome.h"
 
 namespace racelab::reports {
@@ -128,6 +130,43 @@ json check_expectation(const Scenario& s, const Expectation& e, const std::vecto
     c.measured = fmt::format("rate {:.3f} ({} of {})", r, failures, trials);
     if (trials == 0 || !all_done) c.status = "incomplete";
     if (trials > 0 && all_done && r > e.max_rate) c.status = "fail";
+    clauses.push_back(c);
+  }
+  if (e.exhaustive_preemptions >= 0) {
+    Clause c{fmt::format("holds exhaustive_preemptions {}", e.exhaustive_preemptions), "pass", ""};
+    // Per matched thread count: the dfs:Q cells (Q >= P) and whether one completed.
+    std::map<int, std::vector<std::string>> searched;  // threads -> "dfs:2 complete (340 schedules)"
+    std::map<int, bool> complete;
+    for (const auto& k : cells) {
+      complete.emplace(std::get<2>(k), false);
+      const std::string& strategy = std::get<3>(k);
+      if (strategy.rfind("dfs:", 0) != 0) continue;
+      int q = -1;
+      try {
+        q = parse_strategy(strategy).param;
+      } catch (const std::invalid_argument&) {
+      }
+      if (q < e.exhaustive_preemptions) continue;
+      auto it = stats.find(k);
+      if (it == stats.end()) continue;
+      const bool done = it->second.summary && it->second.summary->value("exhausted", false);
+      complete[std::get<2>(k)] = complete[std::get<2>(k)] || done;
+      searched[std::get<2>(k)].push_back(fmt::format("{} {} ({} schedules)", strategy, done ? "complete" : "incomplete",
+                                                     it->second.trials));
+    }
+    std::vector<std::string> parts, missing;
+    for (const auto& [t, ok] : complete) {
+      if (!ok) missing.push_back(std::to_string(t));
+      if (searched.count(t)) parts.push_back(fmt::format("{} threads: {}", t, fmt::join(searched[t], ", ")));
+    }
+    c.measured = parts.empty() ? "no dfs cell ran" : fmt::format("{}", fmt::join(parts, "; "));
+    if (failures > 0) {
+      c.status = "fail";
+      c.measured = fmt::format("{} failures in {} trials; {}", failures, trials, c.measured);
+    } else if (!missing.empty()) {
+      c.status = all_done ? "fail" : "incomplete";
+      c.measured += fmt::format("; not complete for {} threads", fmt::join(missing, ", "));
+    }
     clauses.push_back(c);
   }
   std::string status = "pass";

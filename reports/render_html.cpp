@@ -297,7 +297,9 @@ std::string render_html(const json& report) {
       for (const auto& k : (*m)["failure_classes"]) classes += (classes.empty() ? "" : ", ") + k.get<std::string>();
       h += fmt::format("<td class=\"{}\" title=\"{}\"><b>{}</b> {}/{}<span class=\"mark {}\">{}</span><br>"
                        "<span class=\"small\">{}</span></td>",
-                       verdict_class(*m), xml_escape("expected: " + (*m)["check"]["describe"].get<std::string>()),
+                       verdict_class(*m),
+                       xml_escape("expected: " + (*m)["check"]["describe"].get<std::string>() + "; rests on: " +
+                                  (*m).value("grounds", json::object()).value("text", "")),
                        esc((*m)["verdict"]), (*m)["failures"].get<int64_t>(), (*m)["trials"].get<int64_t>(), st,
                        mark(st), xml_escape(classes));
     }
@@ -325,9 +327,12 @@ std::string render_html(const json& report) {
                                                               cl["measured"].get<std::string>());
       std::string why = m["check"]["why"].get<std::string>();
       const std::string st = m["check"]["status"].get<std::string>();
-      h += fmt::format("<tr><th>{}</th><td class=\"{}\">{}</td><td>{} / {}</td><td>{:.1f}% [{:.1f}, {:.1f}]</td>"
+      const std::string grounds = m.value("grounds", json::object()).value("text", "");
+      h += fmt::format("<tr><th>{}</th><td class=\"{}\">{}{}</td><td>{} / {}</td><td>{:.1f}% [{:.1f}, {:.1f}]</td>"
                        "<td>{}{}</td><td class=\"{}\">{} {}</td><td class=\"small\">{}</td></tr>\n",
-                       esc(m["name"]), verdict_class(m), esc(m["verdict"]), m["failures"].get<int64_t>(),
+                       esc(m["name"]), verdict_class(m), esc(m["verdict"]),
+                       grounds.empty() ? "" : "<br><span class=\"small grounds\">rests on: " + xml_escape(grounds) + "</span>",
+                       m["failures"].get<int64_t>(),
                        m["trials"].get<int64_t>(), 100 * m["rate"].get<double>(), 100 * m["wilson"][0].get<double>(),
                        100 * m["wilson"][1].get<double>(), esc(m["check"]["describe"]),
                        why.empty() ? "" : "<br><span class=\"small\">" + xml_escape(why) + "</span>", st, mark(st), st,

@@ -96,14 +96,16 @@ std::string render_markdown(const json& report) {
     md += fmt::format("\n## {} (`{}`)\n\n{}\n\nWorkload `{}`, threads {}, strategies {}.\n\n",
                       s["race"].get<std::string>(), s["name"].get<std::string>(), s["description"].get<std::string>(),
                       s["workload"].get<std::string>(), s["threads"].dump(), s["strategies"].dump());
-    md += "| mitigation | verdict | failures / trials | rate [95% Wilson] | classes | expected | check | measured |\n";
-    md += "|---|---|---|---|---|---|---|---|\n";
+    md += "| mitigation | verdict | rests on | failures / trials | rate [95% Wilson] | classes | expected | check | "
+          "measured |\n";
+    md += "|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& m : s["mitigations"]) {
       std::string measured;
       for (const auto& cl : m["check"]["clauses"])
         measured += (measured.empty() ? "" : "; ") + cl["measured"].get<std::string>();
-      md += fmt::format("| {} | {} | {} / {} | {:.1f}% [{:.1f}, {:.1f}] | {} | {} | {} {} | {} |\n",
-                        m["name"].get<std::string>(), m["verdict"].get<std::string>(), m["failures"].get<int64_t>(),
+      md += fmt::format("| {} | {} | {} | {} / {} | {:.1f}% [{:.1f}, {:.1f}] | {} | {} | {} {} | {} |\n",
+                        m["name"].get<std::string>(), m["verdict"].get<std::string>(),
+                        md_escape(m.value("grounds", json::object()).value("text", "")), m["failures"].get<int64_t>(),
                         m["trials"].get<int64_t>(), 100 * m["rate"].get<double>(),
                         100 * m["wilson"][0].get<double>(), 100 * m["wilson"][1].get<double>(),
                         md_escape(classes_text(m)), md_escape(m["check"]["describe"].get<std::string>()),
@@ -184,6 +186,8 @@ std::string render_junit(const json& report) {
         text += fmt::format("{}: {} -- {}\n", cl["clause"].get<std::string>(), cl["status"].get<std::string>(),
                             cl["measured"].get<std::string>());
       if (!chk["why"].get<std::string>().empty()) text += "why: " + chk["why"].get<std::string>() + "\n";
+      const std::string grounds = m.value("grounds", json::object()).value("text", "");
+      if (!grounds.empty()) text += m["verdict"].get<std::string>() + ", resting on: " + grounds + "\n";
       cases += fmt::format("    <testcase classname=\"racelab.{}\" name=\"{}: {}\" time=\"{:.3f}\">\n",
                            xml_escape(s["name"].get<std::string>()), xml_escape(m["name"].get<std::string>()), xml_escape(chk["describe"].get<std::string>()), wall);
       const std::string status = chk["status"].get<std::string>();

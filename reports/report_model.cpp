@@ -17,6 +17,7 @@
 #include "reports/campaign/scenario.h"
 #include "reports/cell_stats.h"
 #include "reports/expectation_check.h"
+#include "reports/grounds.h"
 #include "reports/report.h"
 #include "reports/stats.h"
 
@@ -114,6 +115,12 @@ std::map<CellKey, CellStats> gather_cells(const ResultsData& data, const std::ve
     if (!is_conclusive(r.outcome)) continue;
     ++c.trials;
     c.wall_ms += r.wall_ms;
+    const bool via_arm = r.metrics.is_object() && r.metrics.contains("strategy_used") &&
+                         r.metrics["strategy_used"].is_string();
+    ++c.trials_by_strategy[via_arm ? r.metrics["strategy_used"].get<std::string>() : r.strategy];
+    if (is_failure(r.outcome) && !is_free_running(r.strategy) &&
+        (c.fewest_preemptions < 0 || r.preemptions < c.fewest_preemptions))
+      c.fewest_preemptions = r.preemptions;
     if (is_failure(r.outcome)) {
       ++c.failures;
       if (c.first_failure < 0) {
@@ -185,10 +192,20 @@ json cells_json(const Scenario& s, const Campaign& c, const std::map<CellKey, Ce
                {"metric", st.metric_n ? json(st.metric_sum / double(st.metric_n)) : json(nullptr)},
                {"status", st.summary ? (st.summary->value("interrupted", false) ? "interrupted" : "done")
                                      : (st.trials ? "partial" : "not run")}};
+    cj["strategies_used"] = st.trials_by_strategy;
+    cj["fewest_preemptions"] = st.fewest_preemptions;
+    if (!st.first_schedule.empty()) {
+      std::string why;
+      const json min = load_schedule(minimized_schedule_path(st.first_schedule), &why);
+      if (min.is_object() && min.contains("preemptions") && min["preemptions"].is_number_integer())
+        cj["minimized_preemptions"] = min["preemptions"];
+    }
     if (st.summary) {
       cj["exhausted"] = st.summary->value("exhausted", false);
       cj["pct_floor"] = st.summary->value("pct_floor", 0.0);
       cj["wall_s"] = st.summary->value("wall_s", 0.0);
+      if (st.summary->contains("pct")) cj["pct"] = (*st.summary)["pct"];
+      if (st.summary->contains("note")) cj["note"] = (*st.summary)["note"];
     }
     cells.push_back(cj);
   }
@@ -255,13 +272,18 @@ json mitigation_json(const Scenario& s, const Expectation& e, const json& cells,
   std::vector<std::string> classes;
   for (const auto& [o, n] : by_outcome)
     if (is_failure(o)) classes.push_back(o);
+  json mine = json::array();
+  for (const auto& cj : cells)
+    if (cj["mitigation"] == e.mitigation) mine.push_back(cj);
+  const std::string verdict = trials == 0 ? "no data" : failures ? "fails" : "holds";
   return {{"name", e.mitigation},
           {"trials", trials},
           {"failures", failures},
           {"rate", rate_of(failures, trials)},
           {"wilson", interval_json(failures, trials)},
           {"by_outcome", by_outcome},
-          {"verdict", trials == 0 ? "no data" : failures ? "fails" : "holds"},
+          {"verdict", verdict},
+          {"grounds", verdict_grounds(verdict, mine)},
           {"failure_classes", classes},
           {"check", check_expectation(s, e, c.plan, stats, c.scale)},
           {"cost", cost_json(s, e.mitigation, metric_by)}};

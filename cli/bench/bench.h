@@ -14,7 +14,10 @@
 //                relative to the race-free ideal (isolate_thread), compile time,
 //                peak RSS (trainer_cost.cpp);
 //   scaling      steps/s against N up to the number of cores, as a ratio to
-//                linear (trainer_cost.cpp).
+//                linear (trainer_cost.cpp);
+//   search       every strategy on every hard-bug workload, N seeds each:
+//                bugs found, median and 90th-percentile trials to the first
+//                failure, schedules/s (search.cpp).
 //
 // Output: BENCH.json (schema racelab-bench/1) and BENCH.md (report.cpp). With
 // --compare OLD.json every ratio is compared with the old run and flagged as a
@@ -39,10 +42,15 @@ struct Options {
   bool quick = false;
   std::string out_dir = "bench-out";
   std::string compare;
-  std::vector<std::string> sections{"scheduling", "reproduce", "fallback", "mitigations", "scaling"};
+  std::vector<std::string> sections{"scheduling", "reproduce", "fallback", "mitigations", "scaling", "search"};
   int repeats = 3;
   int64_t reproduce_trials = 60;
   int trainer_steps = 150;
+  // search: trials per (workload, strategy, seed) cell and seeds per pair. The
+  // default keeps the section to a few minutes; the published protocol is
+  // --search-budget 10000.
+  int64_t search_budget = 200;
+  int search_seeds = 20;
 };
 
 // ---- Measurement helpers (measure.cpp) -----------------------------------------
@@ -67,6 +75,9 @@ json bench_reproduce(const Options& o);
 json bench_fallback(const Options& o);
 json bench_mitigations(const Options& o);
 json bench_scaling(const Options& o);
+json bench_search(const Options& o);
+// The strategies the search section compares, in table order.
+const std::vector<std::string>& search_strategies();
 
 // ---- Output -------------------------------------------------------------------
 

@@ -86,6 +86,23 @@ std::string markdown(const json& b) {
          << fmt_num(r["ratio_to_linear"]) << " |\n";
     md << "\n";
   }
+  if (b.contains("search")) {
+    const json& s = b["search"];
+    const long budget = s["budget"].get<long>();
+    md << "## Search strength on the hard-bug catalogue\n\n"
+       << "Each strategy on each hard-bug workload, " << s["seeds"].get<long>()
+       << " seeds, at most " << budget << " trials per seed, stopping at the first failure. "
+          "Found: seeds whose cell failed; trials to the first failure over all seeds (a miss counts as more "
+          "than the budget).\n\n"
+          "| workload | strategy | found | median trials | p90 trials | schedules/s |\n|---|---|---|---|---|---|\n";
+    auto trials = [&](const json& v) { return v.is_null() ? "> " + std::to_string(budget) : fmt_num(v, 0); };
+    for (auto& r : s["rows"])
+      md << "| " << r["workload"].get<std::string>() << " | " << r["strategy"].get<std::string>() << " | "
+         << r["found"].get<long>() << "/" << r["seeds"].get<long>()
+         << (r["deterministic"].get<bool>() ? " (no coin flips: one run)" : "") << " | " << trials(r["median_trials"])
+         << " | " << trials(r["p90_trials"]) << " | " << fmt_num(r["schedules_per_s"], 0) << " |\n";
+    md << "\n";
+  }
   if (b.contains("comparison")) {
     md << "## Compared with " << b["comparison"]["old"].get<std::string>() << "\n\n| metric | old | new | change | noise | verdict |\n|---|---|---|---|---|---|\n";
     for (auto& r : b["comparison"]["rows"])

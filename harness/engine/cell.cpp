@@ -65,7 +65,11 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
   (void)knobs;
   std::string mitigation = resolve_mitigation(w, spec.mitigation);
   if (spec.threads < 1) throw std::invalid_argument("threads: expected an integer >= 1");
-  std::unique_ptr<StrategyDriver> driver = make_driver(spec.strategy.empty() ? "random" : spec.strategy, spec.threads);
+  std::string strategy = spec.strategy.empty() ? "random" : spec.strategy;
+  // The portfolio's arms are all controlled; a race that exists only free
+  // running gets the free-running strategy instead, and the records say so.
+  if (strategy == "auto" && w.needs_free_running) strategy = "os";
+  std::unique_ptr<StrategyDriver> driver = make_driver(strategy, spec.threads, spec.seed);
   if (w.needs_free_running && driver->controlled())
     throw std::invalid_argument(fmt::format(
         "workload '{}' races only under real concurrency (its threads are not racelab::Threads): use strategy os "
@@ -88,7 +92,7 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     ts.threads = spec.threads;
     ts.trial = trial;
     ts.seed = driver->fixed_seed().value_or(mix_seed(spec.seed, static_cast<uint64_t>(trial)));
-    ts.strategy_name = spec.strategy.empty() ? "random" : spec.strategy;
+    ts.strategy_name = strategy;
     // The in-worker watchdog (no progress for half the timeout; for plain `os`,
     // which has no progress signal, the whole trial) fires first; the
     // supervisor's kill at the full timeout is the backstop.
@@ -114,6 +118,9 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     rec.wall_ms = r.wall_ms;
     rec.metrics = r.metrics.is_object() ? r.metrics : json::object();
     rec.metrics["managed_threads"] = r.managed_threads;
+    // Which strategy ran this trial (auto's arm) and what it rested on (surw's estimates).
+    if (ts.strategy.contains("via")) rec.metrics["strategy_used"] = ts.strategy["via"];
+    if (ts.strategy.contains("label")) rec.metrics["search"] = ts.strategy["label"];
     if (is_failure(r.outcome)) {
       Schedule sched = Schedule::from_trial(ts, r);
       if (driver->controlled()) rec.compact = to_compact(sched);
@@ -138,6 +145,11 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
   }
   sum.exhausted = driver->exhausted();
   sum.pct_floor = driver->pct_floor();
+  const StrategyDriver::PctParams pct = driver->pct_params();
+  sum.pct_depth = pct.d;
+  sum.pct_k = pct.k;
+  sum.pct_n = pct.n;
+  sum.note = driver->note();
   sum.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return sum;
 }

@@ -55,6 +55,10 @@ struct CellSummary {
   std::string first_failure_schedule;
   bool exhausted = false;  // dfs: every schedule within the bound was tried (complete)
   double pct_floor = 0;    // pct: 1/(n*k^(d-1)) for the n and k learned
+  int pct_depth = 0;       // ... and its d, k and n (auto: its pct arm's); 0: no PCT
+  int64_t pct_k = 0;
+  int pct_n = 0;
+  std::string note;        // the driver's remark (dfs: complete or not; auto: failures/trials per arm)
   double wall_s = 0;
 };
 

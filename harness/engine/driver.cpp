@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <random>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/strategy.h"
 
 namespace racelab {
 
@@ -44,6 +50,7 @@ class PctDriver : public StrategyDriver {
     n_ = std::max(n_, r.managed_threads);
   }
   double pct_floor() const override { return racelab::pct_floor(n_, std::max<int64_t>(k_, 1), d_); }
+  PctParams pct_params() const override { return {d_, std::max<int64_t>(k_, 1), n_}; }
 
  private:
   int d_;
@@ -125,6 +132,163 @@ class DfsDriver : public StrategyDriver {
   bool nondeterministic_ = false;
 };
 
+// SURW's parent half: the estimates. The first trial is a calibration run (a
+// random walk, labelled so in the results); every later trial's estimates are
+// the means over all the cell's earlier trials of
+//  - the steps each thread took at each point name that named an object, and
+//    at points that named none;
+//  - which objects were shared: touched by two threads or more, one of them
+//    writing. An object is known across trials by the point names that touch
+//    it (its address and number may differ from run to run).
+// Each trial draws its interesting set afresh: every shared object is in it
+// with probability 1/2 (at least one is), its steps are the points that touch
+// it. Without shared objects (points that name none) every step is
+// interesting: a uniform random walk.
+class SurwDriver : public StrategyDriver {
+ public:
+  explicit SurwDriver(uint64_t seed) : seed_(seed) {}
+  bool next(int64_t trial, json* spec) override {
+    if (trials_ == 0) {
+      *spec = {{"kind", "random"}, {"label", "surw calibration run (random walk)"}};
+      return true;
+    }
+    std::mt19937_64 rng(mix_seed(seed_, static_cast<uint64_t>(trial)));
+    std::set<std::string> names;
+    std::vector<std::string> chosen;
+    for (const auto& [key, group] : groups_)
+      if (std::bernoulli_distribution(0.5)(rng)) {
+        chosen.push_back(key);
+        names.insert(group.begin(), group.end());
+      }
+    if (chosen.empty() && !groups_.empty()) {
+      auto it = std::next(groups_.begin(), std::uniform_int_distribution<size_t>(0, groups_.size() - 1)(rng));
+      chosen.push_back(it->first);
+      names.insert(it->second.begin(), it->second.end());
+    }
+    const bool all = groups_.empty();
+    json counts = json::array();
+    for (const auto& [t, total] : total_) {
+      double c = all ? total : unnamed_[t];
+      if (!all)
+        for (const auto& n : names) c += named_[t][n];
+      counts.push_back(json::array({t, c / static_cast<double>(trials_)}));
+    }
+    *spec = {{"kind", "surw"},
+             {"counts", counts},
+             {"label", fmt::format("surw: estimates from the {} earlier trial(s) of this cell; interesting: {}", trials_,
+                                   all ? std::string("every step (no shared objects named)")
+                                       : fmt::format("{}", fmt::join(chosen, ", ")))}};
+    if (!all) (*spec)["interesting"] = names;
+    return true;
+  }
+  void observe(const TrialResult& r) override {
+    struct Obj {
+      std::set<std::string> names;
+      std::set<int> threads;
+      bool written = false;
+    };
+    std::map<int, Obj> objects;
+    for (const Decision& d : r.decisions) {
+      total_[d.thread] += 1;
+      if (d.object < 0) {
+        unnamed_[d.thread] += 1;
+        continue;
+      }
+      named_[d.thread][d.point] += 1;
+      Obj& o = objects[d.object];
+      o.names.insert(d.point);
+      o.threads.insert(d.thread);
+      o.written |= d.write;
+    }
+    for (const auto& [id, o] : objects)
+      if (o.threads.size() >= 2 && o.written)
+        groups_[fmt::format("{}", fmt::join(o.names, "|"))] = std::vector<std::string>(o.names.begin(), o.names.end());
+    ++trials_;
+  }
+
+ private:
+  uint64_t seed_;
+  int64_t trials_ = 0;
+  std::map<int, double> total_, unnamed_;
+  std::map<int, std::map<std::string, double>> named_;
+  std::map<std::string, std::vector<std::string>> groups_;  // shared object (its point names joined) -> names
+};
+
+// The portfolio. Its arms take turns by Thompson sampling: each trial goes to
+// the arm whose draw from Beta(1 + failures, 1 + trials - failures) is
+// highest. Before any failure that spreads trials about evenly (the arm with
+// fewer trials draws higher on average); once an arm finds failures it gets
+// most trials. Each arm keeps its own cross-trial state (PCT's k, SURW's
+// estimates), fed only by its own trials. Every spec names its arm ("via"),
+// so the results say which strategy found each failure.
+class AutoDriver : public StrategyDriver {
+ public:
+  AutoDriver(int threads, uint64_t seed) : seed_(seed) {
+    for (const char* name : kAutoArms) arms_.push_back(Arm{name, make_driver(name, threads, seed)});
+  }
+  bool next(int64_t trial, json* spec) override {
+    std::mt19937_64 rng(mix_seed(seed_, static_cast<uint64_t>(trial) + 0x4155544f));
+    for (int attempt = 0; attempt < static_cast<int>(arms_.size()); ++attempt) {
+      int best = -1;
+      double best_draw = -1;
+      for (size_t i = 0; i < arms_.size(); ++i) {
+        const Arm& a = arms_[i];
+        if (a.done) continue;
+        double x = std::gamma_distribution<double>(1.0 + a.failures, 1.0)(rng);
+        double y = std::gamma_distribution<double>(1.0 + a.trials - a.failures, 1.0)(rng);
+        double draw = x / (x + y);
+        if (draw > best_draw) best_draw = draw, best = static_cast<int>(i);
+      }
+      if (best < 0) return false;
+      Arm& a = arms_[best];
+      if (!a.driver->next(trial, spec)) {
+        a.done = true;
+        continue;
+      }
+      (*spec)["via"] = a.name;
+      std::string sub = spec->value("label", "");
+      (*spec)["label"] = sub.empty() ? "auto: " + a.name : "auto: " + a.name + " (" + sub + ")";
+      last_ = best;
+      return true;
+    }
+    return false;
+  }
+  void observe(const TrialResult& r) override {
+    if (last_ < 0) return;
+    Arm& a = arms_[last_];
+    a.driver->observe(r);
+    ++a.trials;
+    if (is_failure(r.outcome)) ++a.failures;
+  }
+  // The PCT arm's guarantee, for the trials that arm ran.
+  double pct_floor() const override {
+    for (const Arm& a : arms_)
+      if (a.trials > 0 && a.driver->pct_params().d > 0) return a.driver->pct_floor();
+    return 0;
+  }
+  PctParams pct_params() const override {
+    for (const Arm& a : arms_)
+      if (a.trials > 0 && a.driver->pct_params().d > 0) return a.driver->pct_params();
+    return {};
+  }
+  std::string note() const override {
+    std::string out = "auto:";
+    for (const Arm& a : arms_) out += fmt::format(" {} {}/{}", a.name, a.failures, a.trials);
+    return out + " (failures/trials per strategy)";
+  }
+
+ private:
+  struct Arm {
+    std::string name;
+    std::unique_ptr<StrategyDriver> driver;
+    int64_t trials = 0, failures = 0;
+    bool done = false;
+  };
+  uint64_t seed_;
+  std::vector<Arm> arms_;
+  int last_ = -1;
+};
+
 class ReplayDriver : public StrategyDriver {
  public:
   explicit ReplayDriver(Schedule s) : schedule_(std::move(s)) {}
@@ -157,7 +321,8 @@ int parse_param(const std::string& name, const std::string& text, int min, int m
 
 }  // namespace
 
-const char* const kStrategySyntax = "os, os+jitter[:P], random, pct:D, dfs:P or replay:FILE";
+const char* const kStrategySyntax = "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, auto or replay:FILE";
+const char* const kAutoArms[] = {"surw", "pos", "pct:3"};
 
 StrategyName parse_strategy(const std::string& name) {
   const std::string head = name.substr(0, name.find(':'));
@@ -178,6 +343,12 @@ StrategyName parse_strategy(const std::string& name) {
     }
   } else if (name == "random") {
     s.kind = StrategyName::Kind::kRandom;
+  } else if (name == "pos") {
+    s.kind = StrategyName::Kind::kPos;
+  } else if (name == "surw") {
+    s.kind = StrategyName::Kind::kSurw;
+  } else if (name == "auto") {
+    s.kind = StrategyName::Kind::kAuto;
   } else if (head == "pct") {
     s.kind = StrategyName::Kind::kPct;
     s.param = parse_param(name, arg, 1, 10);
@@ -202,13 +373,16 @@ bool is_free_running(const std::string& strategy_name) {
   }
 }
 
-std::unique_ptr<StrategyDriver> make_driver(const std::string& name, int threads) {
+std::unique_ptr<StrategyDriver> make_driver(const std::string& name, int threads, uint64_t seed) {
   const StrategyName s = parse_strategy(name);
   switch (s.kind) {
     case StrategyName::Kind::kOs: return std::make_unique<FixedDriver>(json{{"kind", "free"}}, false);
     case StrategyName::Kind::kOsJitter:
       return std::make_unique<FixedDriver>(json{{"kind", "free"}, {"jitter", s.jitter}}, false);
     case StrategyName::Kind::kRandom: return std::make_unique<FixedDriver>(json{{"kind", "random"}}, true);
+    case StrategyName::Kind::kPos: return std::make_unique<FixedDriver>(json{{"kind", "pos"}}, true);
+    case StrategyName::Kind::kSurw: return std::make_unique<SurwDriver>(seed);
+    case StrategyName::Kind::kAuto: return std::make_unique<AutoDriver>(threads, seed);
     case StrategyName::Kind::kPct: return std::make_unique<PctDriver>(s.param, threads);
     case StrategyName::Kind::kDfs: return std::make_unique<DfsDriver>(s.param);
     case StrategyName::Kind::kReplay: return std::make_unique<ReplayDriver>(load_schedule_arg(s.replay));

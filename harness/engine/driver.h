@@ -8,8 +8,14 @@
 //   random             uniform choice at every step
 //   pct:D              PCT with depth D; k (steps) = the most steps seen so far (64 before
 //                      the first trial), n = the most managed threads seen
+//   pos                partial order sampling (engine/strategy.h)
+//   surw               selectively uniform random walk; its step estimates come from a
+//                      calibration trial (the cell's first, a random walk), then from
+//                      all the cell's earlier trials
 //   dfs:P              depth-first over all schedules with at most P preemptions;
 //                      exhausted() once every one was tried (the `complete` verdict)
+//   auto               a portfolio of kAutoArms, trials shared by Thompson sampling on
+//                      each arm's failures; every trial's spec names its arm ("via")
 //   replay:FILE|STRING every trial follows the schedule exactly
 //
 // Workers run each spec without memory of earlier trials (engine/strategy.h),
@@ -31,7 +37,7 @@ namespace racelab {
 
 // A strategy name, parsed.
 struct StrategyName {
-  enum class Kind { kOs, kOsJitter, kRandom, kPct, kDfs, kReplay };
+  enum class Kind { kOs, kOsJitter, kRandom, kPct, kPos, kSurw, kDfs, kAuto, kReplay };
   Kind kind = Kind::kOs;
   int param = 0;        // pct: the depth D; dfs: the preemption bound P
   double jitter = 0.2;  // os+jitter: the probability P
@@ -42,8 +48,10 @@ struct StrategyName {
 
 // Throws std::invalid_argument naming the problem for an unknown or malformed name.
 StrategyName parse_strategy(const std::string& name);
-// For messages: "os, os+jitter[:P], random, pct:D, dfs:P or replay:FILE".
+// For messages: "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, auto or replay:FILE".
 extern const char* const kStrategySyntax;
+// The strategies `auto` shares its trials among, in order.
+extern const char* const kAutoArms[3];
 // True for os and os+jitter[:P]; false for anything else, unparseable names
 // included. Never throws (reports call it on names read from results files).
 bool is_free_running(const std::string& strategy_name);
@@ -57,6 +65,13 @@ class StrategyDriver {
   virtual bool exhausted() const { return false; }
   // The PCT guarantee 1/(n*k^(d-1)) for what was learned so far; 0 otherwise.
   virtual double pct_floor() const { return 0; }
+  // The depth d, steps k and threads n behind pct_floor(); d = 0 without PCT.
+  struct PctParams {
+    int d = 0;
+    int64_t k = 0;
+    int n = 0;
+  };
+  virtual PctParams pct_params() const { return {}; }
   // A replay pins the workload's seed to the schedule's.
   virtual std::optional<uint64_t> fixed_seed() const { return std::nullopt; }
   // Why the verdict is weaker than it looks (e.g. dfs saw nondeterminism).
@@ -69,7 +84,9 @@ class StrategyDriver {
 
 // Throws std::invalid_argument naming the problem for an unknown or malformed
 // name; ScheduleError for a bad replay file or string.
-std::unique_ptr<StrategyDriver> make_driver(const std::string& strategy_name, int threads);
+// `seed` (the cell's) drives the drivers' own coin flips (surw's interesting
+// sets, auto's arm choice), so a cell's trial sequence is reproducible.
+std::unique_ptr<StrategyDriver> make_driver(const std::string& strategy_name, int threads, uint64_t seed = 1);
 
 // The PCT floor 1/(n * k^(d-1)).
 double pct_floor(int n, int64_t k, int d);

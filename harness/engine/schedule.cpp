@@ -208,7 +208,7 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
     const json& d = ds[i];
     std::string at = fmt::format("decisions[{}]", i);
     if (!d.is_object()) bad(src, at, "an object", d);
-    only_keys(d, src, at, {"step", "thread", "point", "preemption"});
+    only_keys(d, src, at, {"step", "thread", "point", "preemption", "object", "access"});
     Decision x;
     x.step = req_int(d, src, "step", 0, at + ".step");
     if (x.step != static_cast<int64_t>(i)) bad(src, at + ".step", std::to_string(i), d["step"]);
@@ -220,6 +220,15 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
     const json& pre = field(d, "preemption");
     if (!pre.is_null() && !pre.is_boolean()) bad(src, at + ".preemption", "true or false", pre);
     x.preemption = pre.is_boolean() && pre.get<bool>();
+    if (!field(d, "object").is_null()) {
+      x.object = static_cast<int>(req_int(d, src, "object", 0, at + ".object"));
+      const json& acc = field(d, "access");
+      if (!acc.is_string() || (acc.get<std::string>() != "read" && acc.get<std::string>() != "write"))
+        bad(src, at + ".access", "\"read\" or \"write\"", acc);
+      x.write = acc.get<std::string>() == "write";
+    } else if (!field(d, "access").is_null()) {
+      bad(src, at + ".object", "an object number (access needs one)", field(d, "object"));
+    }
     s.decisions.push_back(std::move(x));
   }
   const json& es = field(j, "events");

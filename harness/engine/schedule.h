@@ -4,7 +4,9 @@
 //   {"format":"racelab-schedule","version":1,"racelab_version":"0.1.0",
 //    "scenario":"...","workload":"...","knobs":{...},"mitigation":"...","threads":N,
 //    "strategy":"pct:2","seed":S,
-//    "decisions":[{"step":0,"thread":1,"point":"capture.flag_set","preemption":true},...],
+//    "decisions":[{"step":0,"thread":1,"point":"capture.flag_set","preemption":true,
+//                  "object":0,"access":"write"},...],  <- object, access: only when the point named
+//                                                         an object (racelab/point.h), numbered per trial
 //    "events":[{"step":3,"thread":1,"kind":"point|block|acquire|release|start|end|join","what":"..."},...],
 //    "outcome":{"class":"stuck_state","detail":"...","failing_step":17},
 //    "preemptions":3, "minimized_from_preemptions":5}     <- only when minimised

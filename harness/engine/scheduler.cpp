@@ -17,6 +17,7 @@ thread_local int tl_id = -1;
 Scheduler::Scheduler(Strategy* strategy, Options options) : strategy_(strategy), options_(std::move(options)) {
   threads_.emplace_back();  // thread 0: the trial body, running from the start
   pending_.push_back("trial.start");
+  footprints_.emplace_back();
   current_ = 0;
 }
 
@@ -54,6 +55,12 @@ void Scheduler::add_event(int thread, const char* kind, const std::string& what)
     return;
   }
   events_.push_back(Event{step_, thread, kind, what});
+}
+
+Footprint Scheduler::footprint_of(const void* object, bool write) {
+  if (object == nullptr) return Footprint{};
+  auto it = object_ids_.emplace(object, static_cast<int>(object_ids_.size())).first;
+  return Footprint{it->second, write};
 }
 
 const char* Scheduler::name_of(const void* resource) const {
@@ -126,6 +133,7 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self) {  // lk: held b
   ctx.requester_runnable = self_runnable;
   ctx.runnable = &runnable;
   ctx.pending = &pending_;
+  ctx.footprints = &footprints_;
   std::string why;
   int next = strategy_->choose(ctx, &why);
   if (next < 0) {
@@ -140,6 +148,8 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self) {  // lk: held b
   d.requester = self;
   d.requester_runnable = self_runnable;
   d.runnable = std::move(runnable);
+  d.object = footprints_[next].object;
+  d.write = footprints_[next].write;
   if (d.preemption) ++preemptions_;
   if (options_.on_decision) options_.on_decision(d);
   decisions_.push_back(std::move(d));
@@ -156,11 +166,14 @@ void Scheduler::wait_turn(Lock& lk, int self) {
   me.cv.wait(lk, [&] { return current_ == self || aborted_; });
 }
 
-void Scheduler::on_point(const char* name) {
+void Scheduler::on_point(const char* name) { on_access(name, nullptr, Access::kWrite); }
+
+void Scheduler::on_access(const char* name, const void* object, Access access) {
   int me = self();
   Lock lk(mu_);
   if (aborted_) return throw_aborted(lk);
   pending_[me] = name;
+  footprints_[me] = footprint_of(object, access == Access::kWrite);
   add_event(me, "point", name ? name : "");
   reschedule(lk, me);
   wait_turn(lk, me);
@@ -171,6 +184,7 @@ int Scheduler::on_thread_create() {
   std::lock_guard<std::mutex> lk(mu_);
   threads_.emplace_back();
   pending_.push_back("thread.start");
+  footprints_.emplace_back();
   // Runnable at once: the handoff flag (current_) makes it irrelevant whether
   // the OS thread has physically reached on_thread_start when it is chosen.
   return static_cast<int>(threads_.size()) - 1;
@@ -205,6 +219,7 @@ void Scheduler::on_thread_end(int id) {
     return;
   }
   pending_[id] = "thread.end";
+  footprints_[id] = Footprint{};
   reschedule(lk, id);  // never waits: this thread is gone
 }
 
@@ -215,6 +230,7 @@ void Scheduler::on_join(int id) {
     threads_[me].state = State::kJoining;
     threads_[me].join_target = id;
     pending_[me] = "thread.join";
+    footprints_[me] = Footprint{};
     add_event(me, "join", fmt::format("thread {}", id));
     reschedule(lk, me);
     wait_turn(lk, me);
@@ -233,6 +249,7 @@ void Scheduler::on_block(const void* resource, const char* what) {
   t.blocked_on = resource;
   names_[resource] = what;
   pending_[me] = what;
+  footprints_[me] = footprint_of(resource, true);
   add_event(me, "block", what);
   reschedule(lk, me);
   wait_turn(lk, me);

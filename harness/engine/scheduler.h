@@ -87,6 +87,7 @@ class Scheduler : public Controller {
   // Controller.
   bool manages_current_thread() const override;
   void on_point(const char* name) override;
+  void on_access(const char* name, const void* object, Access access) override;
   int on_thread_create() override;
   void on_thread_start(int id) override;
   void on_thread_end(int id) override;
@@ -115,6 +116,8 @@ class Scheduler : public Controller {
   // After an abort: throw TrialAborted unless the caller is already unwinding.
   void throw_aborted(Lock& lk);
   std::string describe_deadlock() const;
+  // The trial's number for an object (first appearance order); nullptr: -1.
+  Footprint footprint_of(const void* object, bool write);
   const char* name_of(const void* resource) const;
 
   Strategy* strategy_;
@@ -123,6 +126,8 @@ class Scheduler : public Controller {
   mutable std::mutex mu_;
   std::deque<ManagedThread> threads_;     // deque: stable addresses as it grows
   std::vector<const char*> pending_;      // per thread: where it waits
+  std::vector<Footprint> footprints_;     // per thread: what its next step touches
+  std::unordered_map<const void*, int> object_ids_;
   int current_ = 0;
   bool aborted_ = false;
   bool finished_ = false;

@@ -21,6 +21,11 @@ uint64_t mix_seed(uint64_t a, uint64_t b) {
   return z ^ (z >> 31);
 }
 
+bool dependent(const Footprint& a, const Footprint& b) {
+  if (a.object < 0 || b.object < 0) return true;
+  return a.object == b.object && (a.write || b.write);
+}
+
 int default_choice(const ChoiceContext& ctx) {
   if (ctx.requester_runnable) return ctx.requester;
   return ctx.runnable->front();
@@ -75,6 +80,112 @@ class PctStrategy : public Strategy {
   std::mt19937_64 rng_;
   std::map<int64_t, double> change_points_;
   std::map<int, double> priorities_;
+};
+
+// Partial order sampling (Yuan, Yang, Gu, CAV 2018). Every pending step has a
+// random priority and the highest-priority runnable step runs. Once a step
+// ran, its thread's next step and every waiting step that races with the one
+// that ran (engine/strategy.h dependent()) draw fresh priorities; independent
+// steps keep theirs. So the relative order of independent steps is left
+// alone and each ordering of racing steps is sampled about evenly, where a
+// random walk over-samples the orders that many independent steps reach by
+// chance. With no objects named every step races with every other and POS is
+// a random walk.
+class PosStrategy : public Strategy {
+ public:
+  explicit PosStrategy(uint64_t seed) : rng_(mix_seed(seed, 0x504f53)) {}
+  int choose(const ChoiceContext& ctx, std::string*) override {
+    const std::vector<Footprint>& fp = *ctx.footprints;
+    if (last_ >= 0) {
+      fresh(last_);
+      for (int t : *ctx.runnable)
+        if (t != last_ && static_cast<size_t>(t) < fp.size() && dependent(fp[t], last_fp_)) fresh(t);
+    }
+    int best = -1;
+    for (int t : *ctx.runnable) {
+      if (static_cast<size_t>(t) >= priorities_.size() || priorities_[t] < 0) fresh(t);
+      if (best < 0 || priorities_[t] > priorities_[best]) best = t;
+    }
+    last_ = best;
+    last_fp_ = static_cast<size_t>(best) < fp.size() ? fp[best] : Footprint{};
+    return best;
+  }
+
+ private:
+  void fresh(int t) {
+    if (static_cast<size_t>(t) >= priorities_.size()) priorities_.resize(t + 1, -1.0);
+    priorities_[t] = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+  }
+  std::mt19937_64 rng_;
+  std::vector<double> priorities_;  // per thread, for its pending step; -1: none drawn yet
+  int last_ = -1;
+  Footprint last_fp_;
+};
+
+// Selectively uniform random walk (Zhao, Wolff, Mathur, Roychoudhury, ASPLOS
+// 2025). A uniform random walk picks a thread with probability proportional
+// to the steps it has left, which samples every interleaving equally often (a
+// plain random walk favours the orders where long threads lag). "Selectively":
+// the walk is uniform over the *interesting* steps only -- those at the point
+// names listed (racelab: the points of a random subset of the shared objects,
+// chosen per trial by the driver) and every step that names no object.
+// Uninteresting steps run as soon as their thread can run them: they do not
+// change the order of interesting steps, so every interleaving of those stays
+// possible. Remaining-step counts are estimates the driver passes in (from a
+// calibration run or the cell's earlier trials); a thread that outruns its
+// estimate keeps weight 1. Threads not yet created count towards thread 0,
+// which creates them in racelab's workloads.
+class SurwStrategy : public Strategy {
+ public:
+  SurwStrategy(std::set<std::string> interesting, bool all, std::map<int, double> counts, uint64_t seed)
+      : interesting_(std::move(interesting)), all_(all), counts_(std::move(counts)), rng_(mix_seed(seed, 0x53555257)) {}
+  int choose(const ChoiceContext& ctx, std::string*) override {
+    const std::vector<Footprint>& fp = *ctx.footprints;
+    const std::vector<const char*>& pending = *ctx.pending;
+    auto is_interesting = [&](int t) {
+      if (all_) return true;
+      if (static_cast<size_t>(t) >= fp.size() || fp[t].object < 0) return true;
+      const char* at = static_cast<size_t>(t) < pending.size() ? pending[t] : nullptr;
+      return at != nullptr && interesting_.count(at) > 0;
+    };
+    std::vector<int> plain;
+    for (int t : *ctx.runnable)
+      if (!is_interesting(t)) plain.push_back(t);
+    if (!plain.empty()) {
+      if (ctx.requester_runnable && contains(plain, ctx.requester)) return ctx.requester;
+      return plain[std::uniform_int_distribution<size_t>(0, plain.size() - 1)(rng_)];
+    }
+    const int known = static_cast<int>(fp.size());
+    std::vector<double> w;
+    double total = 0;
+    for (int t : *ctx.runnable) {
+      double left = remaining(t);
+      if (t == 0)
+        for (const auto& [u, c] : counts_)
+          if (u >= known) left += c;  // threads thread 0 has yet to create
+      w.push_back(left);
+      total += left;
+    }
+    double x = std::uniform_real_distribution<double>(0.0, total)(rng_);
+    size_t i = 0;
+    for (; i + 1 < w.size() && x >= w[i]; ++i) x -= w[i];
+    int chosen = (*ctx.runnable)[i];
+    ++done_[chosen];
+    return chosen;
+  }
+
+ private:
+  double remaining(int t) const {
+    auto c = counts_.find(t);
+    auto d = done_.find(t);
+    double left = (c == counts_.end() ? 1.0 : c->second) - (d == done_.end() ? 0 : d->second);
+    return std::max(1.0, left);
+  }
+  std::set<std::string> interesting_;
+  bool all_;
+  std::map<int, double> counts_;  // per thread: interesting steps expected in a whole trial
+  std::map<int, int64_t> done_;   // per thread: interesting steps taken so far
+  std::mt19937_64 rng_;
 };
 
 // Follows a recorded list of threads; `strict_end` decides what happens past it.
@@ -138,9 +249,31 @@ class PreemptStrategy : public Strategy {
 
 std::unique_ptr<Strategy> make_strategy(const json& spec, uint64_t seed) {
   if (!spec.is_object() || !spec.contains("kind") || !spec["kind"].is_string())
-    bad("kind", "one of random|pct|follow|replay|preempt", spec.is_object() ? spec.value("kind", json()) : spec);
+    bad("kind", "one of random|pct|pos|surw|follow|replay|preempt", spec.is_object() ? spec.value("kind", json()) : spec);
   std::string kind = spec["kind"].get<std::string>();
   if (kind == "random") return std::make_unique<RandomStrategy>(seed);
+  if (kind == "pos") return std::make_unique<PosStrategy>(seed);
+  if (kind == "surw") {
+    json names = spec.value("interesting", json()), counts = spec.value("counts", json());
+    std::set<std::string> interesting;
+    if (!names.is_null()) {
+      if (!names.is_array()) bad("interesting", "an array of point names", names);
+      for (const auto& n : names) {
+        if (!n.is_string()) bad("interesting[]", "a point name", n);
+        interesting.insert(n.get<std::string>());
+      }
+    }
+    std::map<int, double> per_thread;
+    if (!counts.is_null()) {
+      if (!counts.is_array()) bad("counts", "an array of [thread, steps]", counts);
+      for (const auto& e : counts) {
+        if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_number())
+          bad("counts[]", "[thread, steps]", e);
+        per_thread[e[0].get<int>()] = e[1].get<double>();
+      }
+    }
+    return std::make_unique<SurwStrategy>(std::move(interesting), names.is_null(), std::move(per_thread), seed);
+  }
   if (kind == "pct") {
     json d = spec.value("d", json()), k = spec.value("k", json());
     if (!d.is_number_integer() || d.get<int>() < 1) bad("d", "an integer >= 1", d);
@@ -180,7 +313,7 @@ std::unique_ptr<Strategy> make_strategy(const json& spec, uint64_t seed) {
     }
     return std::make_unique<PreemptStrategy>(std::move(m));
   }
-  bad("kind", "one of random|pct|follow|replay|preempt", spec["kind"]);
+  bad("kind", "one of random|pct|pos|surw|follow|replay|preempt", spec["kind"]);
 }
 
 }  // namespace racelab

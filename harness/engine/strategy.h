@@ -6,6 +6,12 @@
 //   {"kind":"free","jitter":0.2}        os+jitter: free running, random yield/sleep at points
 //   {"kind":"random"}                   uniform among the runnable threads
 //   {"kind":"pct","d":2,"k":120}        PCT: random priorities, d-1 change points in [0,k)
+//   {"kind":"pos"}                      partial order sampling: random priorities per step,
+//                                       redrawn for the steps that race with the one that ran
+//   {"kind":"surw","interesting":["a.read",...],"counts":[[1,40],[2,3]]}
+//                                       selectively uniform random walk: weights = estimated
+//                                       interesting steps left per thread ("interesting"
+//                                       absent: every step is)
 //   {"kind":"follow","prefix":[0,1,1]}  DFS: follow a prefix, then never preempt
 //   {"kind":"replay","decisions":[{"thread":1,"point":"a"},...]}  follow exactly or diverge
 //   {"kind":"preempt","set":[[A,k,B],...]}  when A makes its k-th request, switch to B;
@@ -24,6 +30,18 @@
 
 namespace racelab {
 
+// What a thread's next step touches, from its point (racelab/point.h). The
+// object is renumbered per trial in order of first appearance (0, 1, ...), so
+// runs that follow the same prefix number it the same; -1: the point named no
+// object, which makes the step dependent on every other.
+struct Footprint {
+  int object = -1;
+  bool write = true;
+};
+// Two steps of different threads race (their order can matter) when either
+// names no object, or both touch the same object and one of them writes.
+bool dependent(const Footprint& a, const Footprint& b);
+
 // The question the scheduler asks at one step.
 struct ChoiceContext {
   int64_t step = 0;
@@ -31,6 +49,7 @@ struct ChoiceContext {
   bool requester_runnable = false;  // false: it blocked, joined or ended
   const std::vector<int>* runnable = nullptr;          // candidates, ascending, never empty
   const std::vector<const char*>* pending = nullptr;   // per thread id: the point it waits at
+  const std::vector<Footprint>* footprints = nullptr;  // per thread id: what its next step touches
 };
 
 // The non-preemptive default: keep the requester if it can run, else the

@@ -29,7 +29,12 @@ TrialSpec TrialSpec::from_json(const json& j) {
 }
 
 json decision_to_json(const Decision& d) {
-  return json{{"step", d.step}, {"thread", d.thread}, {"point", d.point}, {"preemption", d.preemption}};
+  json j{{"step", d.step}, {"thread", d.thread}, {"point", d.point}, {"preemption", d.preemption}};
+  if (d.object >= 0) {
+    j["object"] = d.object;
+    j["access"] = d.write ? "write" : "read";
+  }
+  return j;
 }
 
 json event_to_json(const Event& e) {
@@ -69,6 +74,8 @@ TrialResult TrialResult::from_json(const json& j) {
     d.requester = x.value("requester", -1);
     d.requester_runnable = x.value("requester_runnable", false);
     d.runnable = x.value("runnable", std::vector<int>{});
+    d.object = x.value("object", -1);
+    d.write = x.value("access", "write") != "read";
     r.decisions.push_back(std::move(d));
   }
   for (const auto& x : j.value("events", json::array())) {

@@ -45,6 +45,10 @@ struct Decision {
   int requester = -1;    // the thread that asked for the choice
   bool requester_runnable = false;
   std::vector<int> runnable;  // the candidates, ascending
+  // What the chosen thread's step touches (engine/strategy.h Footprint):
+  // object -1 = no object named (dependent on everything).
+  int object = -1;
+  bool write = true;
 };
 
 struct Event {

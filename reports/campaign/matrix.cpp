@@ -74,6 +74,12 @@ std::vector<PlannedCell> plan_cells(const std::vector<Scenario>& scenarios, cons
               }
               spec.min_trials = e->reproduces_within;
             }
+            // An exhaustiveness proof needs the whole search: never scaled, never cut by time.
+            if (e && e->exhaustive_preemptions >= 0 && e->matches(budget.strategy, threads) &&
+                budget.strategy.rfind("dfs:", 0) == 0) {
+              spec.max_trials = budget.trials;
+              spec.min_trials = budget.trials;
+            }
             cells.push_back(std::move(c));
           }
         }

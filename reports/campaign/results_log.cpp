@@ -37,6 +37,8 @@ json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool 
           {"pct_floor", summary.pct_floor},
           {"wall_s", summary.wall_s},
           {"interrupted", interrupted}};
+  if (summary.pct_depth > 0) c["pct"] = {{"d", summary.pct_depth}, {"k", summary.pct_k}, {"n", summary.pct_n}};
+  if (!summary.note.empty()) c["note"] = summary.note;
   out_.write({{"cell", c}});
   return c;
 }

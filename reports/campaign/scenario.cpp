@@ -30,6 +30,9 @@ std::string Expectation::describe() const {
   if (!outcome.empty()) parts.push_back("outcome " + outcome);
   if (!allowed.empty()) parts.push_back(fmt::format("allowed {}", fmt::join(allowed, "|")));
   if (max_rate >= 0) parts.push_back(fmt::format("rate <= {}", max_rate));
+  if (exhaustive_preemptions >= 0)
+    parts.push_back(fmt::format("holds exhaustively up to {} preemption{}", exhaustive_preemptions,
+                                exhaustive_preemptions == 1 ? "" : "s"));
   std::string s = fmt::format("{}", fmt::join(parts, ", "));
   if (!strategies.empty()) s += fmt::format(" [strategies {}]", fmt::join(strategies, ","));
   if (!threads.empty()) s += fmt::format(" [threads {}]", fmt::join(threads, ","));
@@ -57,6 +60,8 @@ Expectation parse_expectation(const std::string& mitigation, const json& e) {
   x.outcome = e.value("outcome", "");
   if (e.contains("allowed")) x.allowed = e["allowed"].get<std::vector<std::string>>();
   x.max_rate = e.value("max_rate", -1.0);
+  if (e.contains("holds") && e["holds"].is_object())
+    x.exhaustive_preemptions = e["holds"].value("exhaustive_preemptions", -1);
   if (e.contains("strategies")) x.strategies = e["strategies"].get<std::vector<std::string>>();
   if (e.contains("threads")) x.threads = e["threads"].get<std::vector<int>>();
   x.why = e.value("why", "");

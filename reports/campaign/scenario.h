@@ -48,7 +48,11 @@ struct StrategyBudget {
 //  - outcome C:           at least one failure, of class C;
 //  - allowed [C..]:       failure classes tolerated besides `outcome` (with neither,
 //                         any class counts);
-//  - max_rate x:          failure rate over matched cells at most x (e.g. "rare").
+//  - max_rate x:          failure rate over matched cells at most x (e.g. "rare");
+//  - holds {"exhaustive_preemptions": P}: no failure, and for every matched
+//                         thread count a dfs:Q cell (Q >= P) tried every schedule
+//                         with up to Q preemptions (complete). Those cells always
+//                         run at full budget: a scaled-down dfs proves nothing.
 // `strategies` / `threads` restrict the matched cells; `why` is shown in reports.
 struct Expectation {
   std::string mitigation;
@@ -57,6 +61,7 @@ struct Expectation {
   std::string outcome;
   std::vector<std::string> allowed;
   double max_rate = -1;
+  int exhaustive_preemptions = -1;  // holds.exhaustive_preemptions; -1: not demanded
   std::vector<std::string> strategies;
   std::vector<int> threads;
   std::string why;

@@ -116,8 +116,8 @@ const std::set<std::string> kTopKeys = {"format",     "version",     "name",    
                                         "mitigations", "expectations", "cost",        "supervised", "trial_timeout_s",
                                         "expectations_by_libtorch"};
 const std::set<std::string> kStrategyKeys = {"strategy", "trials", "seconds", "threads"};
-const std::set<std::string> kExpectationKeys = {"reproduces_within", "holds_over", "outcome", "allowed",
-                                                "max_rate",          "strategies", "threads", "why"};
+const std::set<std::string> kExpectationKeys = {"reproduces_within", "holds_over", "outcome", "allowed", "max_rate",
+                                                "holds",             "strategies", "threads", "why"};
 const std::set<std::string> kCostKeys = {"metric", "ideal", "strategy"};
 
 void check_expectation(Checker& c, const json& e, const std::string& path, const json& doc) {
@@ -141,8 +141,43 @@ void check_expectation(Checker& c, const json& e, const std::string& path, const
     else
       for (size_t i = 0; i < a.size(); ++i) c.failure_class(a[i], fmt::format("{}.allowed[{}]", path, i));
   }
+  if (e.contains("holds")) {
+    ++clauses;
+    const auto& h = e["holds"];
+    const json* p = h.is_object() && h.contains("exhaustive_preemptions") ? &h["exhaustive_preemptions"] : nullptr;
+    if (!h.is_object() || h.size() != 1 || p == nullptr) {
+      c.add(path + ".holds", show(h), "{\"exhaustive_preemptions\": P}");
+    } else if (!p->is_number_integer() || p->get<int64_t>() < 0 || p->get<int64_t>() > 8) {
+      c.add(path + ".holds.exhaustive_preemptions", show(*p), "an integer from 0 to 8 (dfs:P's bound)");
+    } else {
+      // The proof needs a dfs cell with at least that bound among the matched strategies.
+      const int64_t want = p->get<int64_t>();
+      bool found = false;
+      std::set<std::string> allowed_strategies;
+      if (e.contains("strategies") && e["strategies"].is_array())
+        for (const auto& s : e["strategies"])
+          if (s.is_string()) allowed_strategies.insert(s.get<std::string>());
+      if (doc.contains("strategies") && doc["strategies"].is_array())
+        for (const auto& st : doc["strategies"]) {
+          if (!st.is_object() || !st.contains("strategy") || !st["strategy"].is_string()) continue;
+          const std::string name = st["strategy"].get<std::string>();
+          if (!allowed_strategies.empty() && !allowed_strategies.count(name)) continue;
+          try {
+            const StrategyName sn = parse_strategy(name);
+            found |= sn.kind == StrategyName::Kind::kDfs && sn.param >= want;
+          } catch (const std::invalid_argument&) {
+          }
+        }
+      if (!found)
+        c.add(path + ".holds.exhaustive_preemptions", std::to_string(want),
+              fmt::format("a bound some matched strategy searches: sweep dfs:P with P >= {}", want));
+    }
+  }
   if (clauses == 0)
-    c.add(path, "no clause", "at least one of reproduces_within, holds_over, outcome, allowed, max_rate");
+    c.add(path, "no clause", "at least one of reproduces_within, holds_over, holds, outcome, allowed, max_rate");
+  if (e.contains("holds") && (e.contains("reproduces_within") || e.contains("outcome") || e.contains("allowed")))
+    c.add(path + ".holds", "holds together with reproduces_within/outcome/allowed",
+          "either a holding or a failing expectation, not both");
   if (e.contains("holds_over") && (e.contains("reproduces_within") || e.contains("outcome") || e.contains("allowed")))
     c.add(path + ".holds_over", "holds_over together with reproduces_within/outcome",
           "either a holding or a failing expectation, not both (holds_over allows no failure class)");

@@ -7,6 +7,10 @@
 // Contract (all calls are made by the thread concerned):
 //  - on_point(name): the thread reached an interleaving point. The controller may
 //    block the caller until its strategy schedules it again.
+//  - on_access(name, object, access): the same, for a point that says which
+//    object its next step touches and how (racelab/point.h). The default
+//    forgets the object, so a controller that does not use it (a test double,
+//    the free-running one) need not implement it.
 //  - Thread lifecycle: the parent calls on_thread_create() before it spawns a
 //    managed thread and gets the child's id; the child calls on_thread_start(id)
 //    first (and blocks until it is scheduled) and on_thread_end(id) last. A parent
@@ -38,6 +42,11 @@ class Controller {
 
   virtual bool manages_current_thread() const = 0;
   virtual void on_point(const char* name) = 0;
+  virtual void on_access(const char* name, const void* object, Access access) {
+    (void)object;
+    (void)access;
+    on_point(name);
+  }
 
   virtual int on_thread_create() = 0;
   virtual void on_thread_start(int id) = 0;

@@ -8,7 +8,10 @@
 // can run, the scheduler reports a `hang` outcome and unwinds the trial.
 //
 // Every acquisition is also an interleaving point, named by the primitive's
-// `point_name` (a string literal), e.g. racelab::Mutex m{"queue.lock"}.
+// `point_name` (a string literal), e.g. racelab::Mutex m{"queue.lock"}, whose
+// object is the primitive itself: an exclusive acquisition writes it, a shared
+// one reads it (two shared acquisitions commute), a timed condition wait
+// writes the condition variable.
 #ifndef RACELAB_SYNC_H_
 #define RACELAB_SYNC_H_
 
@@ -40,7 +43,7 @@ class ControlledLockable {
 
   void lock() {
     if (Controller* c = controller_for_this_thread())
-      acquire(c, [&] { return m_.try_lock(); });
+      acquire(c, Access::kWrite, [&] { return m_.try_lock(); });
     else
       m_.lock();
   }
@@ -53,8 +56,8 @@ class ControlledLockable {
 
  protected:
   template <class TryLock>
-  void acquire(Controller* c, TryLock try_lock) {
-    c->on_point(name_);
+  void acquire(Controller* c, Access access, TryLock try_lock) {
+    c->on_access(name_, this, access);
     while (!try_lock()) c->on_block(this, name_);
     c->on_acquire(this, name_);
   }
@@ -87,7 +90,7 @@ class SharedMutex : public detail::ControlledLockable<std::shared_mutex> {
 
   void lock_shared() {
     if (Controller* c = controller_for_this_thread())
-      acquire(c, [&] { return m_.try_lock_shared(); });
+      acquire(c, Access::kRead, [&] { return m_.try_lock_shared(); });
     else
       m_.lock_shared();
   }
@@ -125,7 +128,7 @@ class CondVar {
     if (Controller* c = controller_for_this_thread()) {
       if (pred()) return true;
       lock.unlock();
-      c->on_point("condvar.wait_for");
+      c->on_access("condvar.wait_for", this, Access::kWrite);
       lock.lock();
       return pred();
     }
