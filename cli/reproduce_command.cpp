@@ -18,7 +18,7 @@ int reproduce_command(int argc, char** argv) {
                "one-line form",
                argv[0]};
   CellFlags f;
-  f.add(app, "pct:2", 1000);
+  f.add(app, "auto", 1000);
   std::string out_path;
   bool no_minimize = false;
   int64_t min_budget = 400;

@@ -15,7 +15,7 @@ int run_command(int argc, char** argv) {
                "docs/ARCHITECTURE.md)",
                argv[0]};
   CellFlags f;
-  f.add(app, "random", 100);
+  f.add(app, "auto", 100);
   app.add_option("--schedule-dir", f.spec.schedule_dir, "Write the first failing schedule of each outcome class here");
   app.add_flag("--stop-at-first-failure", f.spec.stop_at_first_failure, "Stop at the first trial that does not hold");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;

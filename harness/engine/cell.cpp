@@ -65,7 +65,7 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
   (void)knobs;
   std::string mitigation = resolve_mitigation(w, spec.mitigation);
   if (spec.threads < 1) throw std::invalid_argument("threads: expected an integer >= 1");
-  std::string strategy = spec.strategy.empty() ? "random" : spec.strategy;
+  std::string strategy = spec.strategy.empty() ? "auto" : spec.strategy;
   // The portfolio's arms are all controlled; a race that exists only free
   // running gets the free-running strategy instead, and the records say so.
   if (strategy == "auto" && w.needs_free_running) strategy = "os";
