@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,7 @@ struct CellStats {
   std::string first_schedule;
   double metric_sum = 0;
   int64_t metric_n = 0;
+  std::vector<double> metric_values;  // every trial's, for the spread
   double wall_ms = 0;
   // Trials per strategy that ran them (a portfolio's arm, else the cell's strategy).
   std::map<std::string, int64_t> trials_by_strategy;

@@ -146,7 +146,7 @@ std::string cost_chart(const json& s) {
   max_rel *= 1.1;
   const double label_w = 130, plot_w = 320, row_h = 22, top = 20;
   const double h = top + row_h * rows.size() + 24;
-  std::string out = svg::open(label_w + plot_w + 150, h, "chart chart-cost", "cost per mitigation");
+  std::string out = svg::open(label_w + plot_w + 260, h, "chart chart-cost", "cost per mitigation");
   out += svg::text(label_w, 12,
                    fmt::format("{} relative to {} (dashed = ideal)", s["cost_spec"]["metric"].get<std::string>(),
                                s["cost_spec"]["ideal"].get<std::string>()),
@@ -155,10 +155,20 @@ std::string cost_chart(const json& s) {
   for (const json* m : rows) {
     const double rel = (*m)["cost"]["relative"].get<double>();
     out += svg::text(label_w - 6, y + 14, (*m)["name"].get<std::string>(), "end");
+    const json& cost = (*m)["cost"];
+    const std::string comparison = cost.value("comparison", std::string());
     out += svg::rect(label_w, y + 4, plot_w * rel / max_rel, row_h - 8, verdict_colour(verdict_class(*m)),
-                     fmt::format("{}: {:.2f} {} = {:.2f}x ideal", (*m)["name"].get<std::string>(),
-                                 (*m)["cost"]["value"].get<double>(), s["cost_spec"]["metric"].get<std::string>(), rel));
-    out += svg::text(label_w + plot_w + 8, y + 14, fmt::format("{:.2f}x", rel));
+                     fmt::format("{}: {} {} = {}x ideal, {}", (*m)["name"].get<std::string>(), cost_value_text(cost),
+                                 s["cost_spec"]["metric"].get<std::string>(), cost_relative_text(cost), comparison));
+    const json noise = cost.value("relative_noise", json());
+    if (noise.is_number()) {  // the noise as a whisker
+      const double lo = std::max(0.0, rel - noise.get<double>()), hi = rel + noise.get<double>();
+      out += svg::line(label_w + plot_w * lo / max_rel, y + row_h / 2, label_w + plot_w * std::min(hi, max_rel) / max_rel,
+                       y + row_h / 2, "#1d2329", 1);
+    }
+    out += svg::text(label_w + plot_w + 8, y + 14,
+                     fmt::format("{}x{}", cost_relative_text(cost),
+                                 comparison == "same within noise" ? " (same within noise)" : ""));
     y += row_h;
   }
   const double x1 = label_w + plot_w / max_rel;

@@ -41,6 +41,22 @@ const json* find_mitigation(const json& scenario, const std::string& name) {
 
 }  // namespace
 
+// "123.4 ± 5.6 (n 6)": the cost metric with its spread (sample sd).
+std::string cost_value_text(const json& cost) {
+  std::string out = fmt::format("{:.2f}", cost["value"].get<double>());
+  if (cost.value("value_sd", json()).is_number()) out += fmt::format(" ± {:.2f}", cost["value_sd"].get<double>());
+  if (cost.contains("trials")) out += fmt::format(" (n {})", cost["trials"].get<int64_t>());
+  return out;
+}
+
+// "0.86 ± 0.05", or the bare ratio with "(noise unknown)".
+std::string cost_relative_text(const json& cost) {
+  if (cost["relative"].is_null()) return "—";
+  const double r = cost["relative"].get<double>();
+  const json noise = cost.value("relative_noise", json());
+  return noise.is_number() ? fmt::format("{:.2f} ± {:.2f}", r, noise.get<double>()) : fmt::format("{:.2f}", r);
+}
+
 static std::string verdict_cell_text(const json& m) {
   if (m["verdict"] == "no data") return "—";
   const int64_t t = m["trials"].get<int64_t>(), f = m["failures"].get<int64_t>();
@@ -115,14 +131,15 @@ std::string render_markdown(const json& report) {
     bool any_cost = false;
     for (const auto& m : s["mitigations"]) any_cost |= !m["cost"].is_null();
     if (any_cost) {
-      md += fmt::format("\nCost: {} in `{}` cells, relative to `{}`.\n\n| mitigation | {} | relative |\n|---|---|---|\n",
+      md += fmt::format("\nCost: {} in `{}` cells, relative to `{}` (± about 95%: twice the standard error over "
+                        "the trials; within it, the difference is noise).\n\n| mitigation | {} | relative | compared "
+                        "with the ideal |\n|---|---|---|---|\n",
                         s["cost_spec"]["metric"].get<std::string>(), s["cost_spec"]["strategy"].get<std::string>(),
                         s["cost_spec"]["ideal"].get<std::string>(), s["cost_spec"]["metric"].get<std::string>());
       for (const auto& m : s["mitigations"]) {
         if (m["cost"].is_null()) continue;
-        md += fmt::format("| {} | {:.2f} | {} |\n", m["name"].get<std::string>(), m["cost"]["value"].get<double>(),
-                          m["cost"]["relative"].is_null() ? "—"
-                                                          : fmt::format("{:.2f}", m["cost"]["relative"].get<double>()));
+        md += fmt::format("| {} | {} | {} | {} |\n", m["name"].get<std::string>(), cost_value_text(m["cost"]),
+                          cost_relative_text(m["cost"]), m["cost"].value("comparison", std::string("—")));
       }
     }
     md += "\nTrials to the first failure (mitigation `" +
@@ -188,6 +205,10 @@ std::string render_junit(const json& report) {
       if (!chk["why"].get<std::string>().empty()) text += "why: " + chk["why"].get<std::string>() + "\n";
       const std::string grounds = m.value("grounds", json::object()).value("text", "");
       if (!grounds.empty()) text += m["verdict"].get<std::string>() + ", resting on: " + grounds + "\n";
+      if (m.contains("cost") && !m["cost"].is_null())
+        text += fmt::format("cost: {} {}, relative to {}: {} ({})\n", m["cost"]["metric"].get<std::string>(),
+                            cost_value_text(m["cost"]), m["cost"]["ideal"].get<std::string>(),
+                            cost_relative_text(m["cost"]), m["cost"].value("comparison", std::string("—")));
       cases += fmt::format("    <testcase classname=\"racelab.{}\" name=\"{}: {}\" time=\"{:.3f}\">\n",
                            xml_escape(s["name"].get<std::string>()), xml_escape(m["name"].get<std::string>()), xml_escape(chk["describe"].get<std::string>()), wall);
       const std::string status = chk["status"].get<std::string>();

@@ -29,6 +29,10 @@ nlohmann::json build_report(const ResultsData& data);
 bool all_expectations_pass(const nlohmann::json& report);
 
 std::string render_markdown(const nlohmann::json& report);
+// A mitigation's cost as the renderers show it: "123.40 ± 5.60 (n 6)" and
+// "0.86 ± 0.05" (the ratio to the ideal with its noise, bare when unknown).
+std::string cost_value_text(const nlohmann::json& cost);
+std::string cost_relative_text(const nlohmann::json& cost);
 std::string render_html(const nlohmann::json& report);  // self-contained, inline SVG
 std::string render_junit(const nlohmann::json& report);  // one <testcase> per expectation
 

@@ -26,6 +26,22 @@ namespace {
 
 using nlohmann::json;
 
+// A metric over pooled trials.
+struct Measure {
+  double mean = 0, sd = NAN;  // sd: NaN below two trials
+  int64_t n = 0;
+};
+
+// The sample standard deviation, null below two values.
+json sample_sd(const std::vector<double>& v) {
+  if (v.size() < 2) return nullptr;
+  double mean = 0, ss = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return std::sqrt(ss / static_cast<double>(v.size() - 1));
+}
+
 std::string now_utc() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -133,6 +149,7 @@ std::map<CellKey, CellStats> gather_cells(const ResultsData& data, const std::ve
     if (r.metrics.is_object() && r.metrics.contains(metric) && r.metrics[metric].is_number()) {
       c.metric_sum += r.metrics[metric].get<double>();
       ++c.metric_n;
+      c.metric_values.push_back(r.metrics[metric].get<double>());
     }
   }
   for (const auto& cl : data.cells)
@@ -190,6 +207,8 @@ json cells_json(const Scenario& s, const Campaign& c, const std::map<CellKey, Ce
                {"first_failure_schedule", st.first_schedule},
                {"trial_ms", st.trials ? st.wall_ms / double(st.trials) : 0.0},
                {"metric", st.metric_n ? json(st.metric_sum / double(st.metric_n)) : json(nullptr)},
+               {"metric_n", st.metric_n},
+               {"metric_sd", sample_sd(st.metric_values)},
                {"status", st.summary ? (st.summary->value("interrupted", false) ? "interrupted" : "done")
                                      : (st.trials ? "partial" : "not run")}};
     cj["strategies_used"] = st.trials_by_strategy;
@@ -212,54 +231,109 @@ json cells_json(const Scenario& s, const Campaign& c, const std::map<CellKey, Ce
   return cells;
 }
 
-// The mean cost metric per (mitigation, threads), over seeds, in the cells of
-// the scenario's cost strategy.
-std::map<std::pair<std::string, int>, double> metric_by_mitigation(const Scenario& s, const json& cells) {
-  std::map<std::pair<std::string, int>, std::pair<double, int>> sums;
+// The cost metric per (mitigation, threads) in the cells of the scenario's
+// cost strategy: every trial of every seed pooled (mean, sample sd, count).
+std::map<std::pair<std::string, int>, Measure> metric_by_mitigation(const Scenario& s, const json& cells) {
+  struct Pool {
+    double n = 0, sum = 0, ss_within = 0;
+    std::vector<std::pair<double, double>> parts;  // (n, mean) per cell
+  };
+  std::map<std::pair<std::string, int>, Pool> pools;
   for (const auto& cj : cells)
     if (cj["strategy"] == s.cost.strategy && !cj["metric"].is_null()) {
-      auto& v = sums[{cj["mitigation"].get<std::string>(), cj["threads"].get<int>()}];
-      v.first += cj["metric"].get<double>();
-      ++v.second;
+      Pool& p = pools[{cj["mitigation"].get<std::string>(), cj["threads"].get<int>()}];
+      const double n = static_cast<double>(std::max<int64_t>(1, cj.value("metric_n", int64_t{1})));
+      const double m = cj["metric"].get<double>();
+      const json sd = cj.value("metric_sd", json());
+      p.n += n;
+      p.sum += n * m;
+      if (sd.is_number()) p.ss_within += (n - 1) * sd.get<double>() * sd.get<double>();
+      p.parts.emplace_back(n, m);
     }
-  std::map<std::pair<std::string, int>, double> out;
-  for (const auto& [k, v] : sums) out[k] = v.first / v.second;
+  std::map<std::pair<std::string, int>, Measure> out;
+  for (const auto& [k, p] : pools) {
+    Measure m;
+    m.n = static_cast<int64_t>(p.n);
+    m.mean = p.sum / p.n;
+    double ss = p.ss_within;
+    for (const auto& [n, mean] : p.parts) ss += n * (mean - m.mean) * (mean - m.mean);
+    m.sd = p.n >= 2 ? std::sqrt(ss / (p.n - 1)) : NAN;
+    out[k] = m;
+  }
   return out;
 }
 
 // The cost of `mitigation`: its metric relative to the ideal mitigation's at
-// the same thread count; null when no cell measured it.
+// the same thread count, with its noise; null when no cell measured it.
+//
+// Noise: per thread count, twice the standard error of the ratio (about a
+// 95% interval), from both means' standard errors sd/sqrt(n) (first-order
+// propagation); over thread counts, that of the mean of the ratios. A ratio
+// within its noise of 1 reads "same within noise": the measurement cannot
+// tell the mitigation from the ideal. Fewer than two trials on either side:
+// the noise is unknown, and the report says so rather than show a bare ratio.
 json cost_json(const Scenario& s, const std::string& mitigation,
-               const std::map<std::pair<std::string, int>, double>& metric_by) {
-  std::vector<double> rel;
-  json per_threads = json::object();
-  double absolute = 0;
+               const std::map<std::pair<std::string, int>, Measure>& metric_by) {
+  std::vector<double> rel, noise;
+  json per_threads = json::object(), noise_by_threads = json::object();
+  double absolute = 0, abs_var = 0;
   int n_abs = 0;
+  int64_t trials = 0;
+  bool noise_known = true;
   for (int t : s.threads) {
     auto a = metric_by.find({mitigation, t});
     auto b = metric_by.find({s.cost.ideal, t});
     if (a == metric_by.end()) continue;
-    absolute += a->second;
+    absolute += a->second.mean;
+    abs_var += std::isfinite(a->second.sd) ? a->second.sd * a->second.sd : 0;
+    trials += a->second.n;
     ++n_abs;
-    if (b != metric_by.end() && b->second > 0) {
-      rel.push_back(a->second / b->second);
-      per_threads[std::to_string(t)] = a->second / b->second;
+    if (b != metric_by.end() && b->second.mean > 0) {
+      const double r = a->second.mean / b->second.mean;
+      rel.push_back(r);
+      per_threads[std::to_string(t)] = r;
+      if (std::isfinite(a->second.sd) && std::isfinite(b->second.sd) && a->second.mean > 0) {
+        const double ea = a->second.sd / std::sqrt(double(a->second.n)) / a->second.mean;
+        const double eb = b->second.sd / std::sqrt(double(b->second.n)) / b->second.mean;
+        noise.push_back(2 * r * std::sqrt(ea * ea + eb * eb));
+        noise_by_threads[std::to_string(t)] = noise.back();
+      } else {
+        noise_known = false;
+      }
     }
   }
   if (!n_abs) return nullptr;
-  double mean_rel = 0;
+  double mean_rel = 0, sq = 0;
   for (double r : rel) mean_rel += r;
+  if (!rel.empty()) mean_rel /= double(rel.size());
+  for (double e : noise) sq += e * e;
+  const bool have_noise = noise_known && !rel.empty() && noise.size() == rel.size();
+  const double rel_noise = have_noise ? std::sqrt(sq) / double(noise.size()) : NAN;
+  std::string comparison;
+  if (rel.empty())
+    comparison = "no ideal measured";
+  else if (!have_noise)
+    comparison = "noise unknown (fewer than 2 trials)";
+  else if (std::fabs(mean_rel - 1) <= rel_noise)
+    comparison = "same within noise";
+  else
+    comparison = mean_rel < 1 ? "lower than the ideal" : "higher than the ideal";
   return {{"metric", s.cost.metric},
           {"value", absolute / n_abs},
-          {"relative", rel.empty() ? json(nullptr) : json(mean_rel / double(rel.size()))},
+          {"value_sd", n_abs && abs_var > 0 ? json(std::sqrt(abs_var / n_abs)) : json(nullptr)},
+          {"trials", trials},
+          {"relative", rel.empty() ? json(nullptr) : json(mean_rel)},
+          {"relative_noise", have_noise ? json(rel_noise) : json(nullptr)},
           {"relative_by_threads", per_threads},
+          {"relative_noise_by_threads", noise_by_threads},
+          {"comparison", comparison},
           {"ideal", s.cost.ideal}};
 }
 
 // Per mitigation: the verdict over all its cells, its expectation and its cost.
 json mitigation_json(const Scenario& s, const Expectation& e, const json& cells, const Campaign& c,
                      const std::map<CellKey, CellStats>& stats,
-                     const std::map<std::pair<std::string, int>, double>& metric_by) {
+                     const std::map<std::pair<std::string, int>, Measure>& metric_by) {
   int64_t trials = 0, failures = 0;
   std::map<std::string, int64_t> by_outcome;
   for (const auto& cj : cells) {
