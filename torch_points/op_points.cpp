@@ -14,11 +14,28 @@
 
 #include <ATen/record_function.h>
 
-#include "racelab/controller.h"
 #include "racelab/racelab.h"
+
+// Points go through the C ABI (racelab/racelab.h), never the C++ controller, so
+// that one callback serves every host: linked into a program, the C ABI is
+// racelab::point's own; preloaded (libracelab_op_points_preload.so, preload.cpp),
+// it is whatever racelab host is loaded beside it, such as racelab exec's
+// preload library. A preloaded copy refers to it weakly: with no host loaded the
+// symbols are null and no op is a point.
+#ifdef RACELAB_OP_POINTS_PRELOAD
+#pragma weak racelab_point
+#pragma weak racelab_is_controlled
+#endif
 
 namespace racelab {
 namespace {
+
+bool host_controls_this_thread() {
+#ifdef RACELAB_OP_POINTS_PRELOAD
+  if (&racelab_is_controlled == nullptr || &racelab_point == nullptr) return false;
+#endif
+  return racelab_is_controlled() != 0;
+}
 
 // What the live OpPoints asked for. The callback is a plain function pointer,
 // so it reaches its state through this global; one OpPoints at a time.
@@ -65,13 +82,13 @@ bool sampled(const State& s, const char* name) {
 
 std::unique_ptr<at::ObserverContext> on_op_enter(const at::RecordFunction& fn) {
   // The cheap test first: most ops run on threads no controller schedules.
-  if (controller_for_this_thread() == nullptr) return nullptr;
+  if (!host_controls_this_thread()) return nullptr;
   State* s = g_state.load(std::memory_order_acquire);
   const char* name = fn.name();
   if (s == nullptr || name == nullptr || !matches(*s, name) || !sampled(*s, name)) return nullptr;
   s->points.fetch_add(1, std::memory_order_relaxed);
   // No lock is held here: the thread may be paused while others run their ops.
-  // racelab_point copies the name, so the point outlives the op's registration.
+  // The C ABI copies the name, so the point outlives the op's registration.
   racelab_point(name);
   return nullptr;
 }

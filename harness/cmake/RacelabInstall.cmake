@@ -6,6 +6,7 @@
 #                                     op_points.h (op-level points in LibTorch programs)
 #   include/racelab/engine/*.h        the engine, for racelab::engine
 #   lib/libracelab_*.a                the libraries
+#   lib/libracelab_op_points_preload.so  op-level points, LD_PRELOADed into a LibTorch program
 #   share/racelab/scenarios/          the catalogue (what `racelab compare` runs by default)
 #   lib/cmake/racelab/                racelabConfig.cmake, its version file, the
 #                                     exported targets, racelab_add_executable()
@@ -26,6 +27,8 @@ install(TARGETS racelab_point racelab_files racelab_engine racelab EXPORT racela
 install(TARGETS racelab_torch racelab_op_points racelab_capture racelab_compile racelab_trainer racelab_reports racelab_cli racelab_main
         EXPORT racelabCliTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# Preloaded, never linked: installed, not exported.
+install(TARGETS racelab_op_points_preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT racelabTargets NAMESPACE racelab:: DESTINATION ${RACELAB_CMAKE_DIR})
 install(EXPORT racelabCliTargets NAMESPACE racelab:: DESTINATION ${RACELAB_CMAKE_DIR})
 
