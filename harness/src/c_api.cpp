@@ -25,12 +25,14 @@ inline void c_point(const char* name, const void* object, int access) {
 #if RACELAB_POINTS
   racelab::Controller* controller = racelab::detail::g_controller.load(std::memory_order_relaxed);
   if (__builtin_expect(controller == nullptr, 1)) return;
-  // The object and access are accepted now so that bindings need not change;
-  // today's controller interface takes the name only, and a point without an
-  // object is dependent on every other point, which is always sound.
-  (void)object;
-  (void)access;
-  racelab::detail::point_slow(controller, intern(name != nullptr ? name : "racelab_point"));
+  const char* interned = intern(name != nullptr ? name : "racelab_point");
+  // An object with a known access is racelab::point(name, object, access);
+  // anything less is a plain point, dependent on every other, which is sound.
+  if (object != nullptr && (access == RACELAB_ACCESS_READ || access == RACELAB_ACCESS_WRITE))
+    racelab::detail::point_slow(controller, interned, object,
+                                access == RACELAB_ACCESS_READ ? racelab::Access::kRead : racelab::Access::kWrite);
+  else
+    racelab::detail::point_slow(controller, interned);
 #else
   (void)name;
   (void)object;

@@ -30,6 +30,14 @@ void c_probe_temporary_name(void) {
 
 void c_probe_null_name(void) { racelab_point(NULL); }
 
+const void* c_probe_accesses(void) {
+  racelab_point_access("c.read", &g_balance, RACELAB_ACCESS_READ);
+  racelab_point_access("c.write", &g_balance, RACELAB_ACCESS_WRITE);
+  racelab_point_access("c.unknown", &g_balance, RACELAB_ACCESS_NONE);
+  racelab_point_access("c.no_object", NULL, RACELAB_ACCESS_WRITE);
+  return &g_balance;
+}
+
 int c_probe_is_controlled(void) { return racelab_is_controlled(); }
 
 int c_probe_abi_version(void) { return racelab_c_abi_version(); }

@@ -11,6 +11,8 @@ long c_probe_balance(void);
 void c_probe_deposit(long amount);
 void c_probe_temporary_name(void);
 void c_probe_null_name(void);
+/* Four racelab_point_access calls on g_balance; returns its address. */
+const void* c_probe_accesses(void);
 int c_probe_is_controlled(void);
 int c_probe_abi_version(void);
 

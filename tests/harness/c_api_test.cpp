@@ -18,7 +18,16 @@ namespace {
 class RecordingController : public racelab::Controller {
  public:
   bool manages_current_thread() const override { return true; }
-  void on_point(const char* name) override { names.push_back(name); }
+  void on_point(const char* name) override {
+    names.push_back(name);
+    objects.push_back(nullptr);
+    accesses.push_back("-");
+  }
+  void on_access(const char* name, const void* object, racelab::Access access) override {
+    names.push_back(name);
+    objects.push_back(object);
+    accesses.push_back(access == racelab::Access::kRead ? "read" : "write");
+  }
   int on_thread_create() override { return 1; }
   void on_thread_start(int) override {}
   void on_thread_end(int) override {}
@@ -27,6 +36,8 @@ class RecordingController : public racelab::Controller {
   void on_release(const void*) override {}
   void on_acquire(const void*, const char*) override {}
   std::vector<const char*> names;  // as passed: must stay valid
+  std::vector<const void*> objects;
+  std::vector<std::string> accesses;  // read, write, or - for a plain point
 };
 
 struct Attached {
@@ -77,6 +88,25 @@ TEST(CApi, PointsReachTheControllerWithNamesThatOutliveTheCall) {
   EXPECT_STREQ(rec.names[0], "c.temporary");
   EXPECT_EQ(rec.names[0], rec.names[1]) << "one copy per distinct name";
   EXPECT_STREQ(rec.names[2], "racelab_point");
+}
+
+TEST(CApi, ObjectAndAccessReachTheControllerWhenBothAreKnown) {
+  RecordingController rec;
+  const void* balance = nullptr;
+  {
+    Attached attached(&rec);
+    balance = c_probe_accesses();
+  }
+  ASSERT_EQ(rec.names.size(), 4u);
+  EXPECT_STREQ(rec.names[0], "c.read");
+  EXPECT_EQ(rec.objects[0], balance);
+  EXPECT_EQ(rec.accesses[0], "read");
+  EXPECT_EQ(rec.objects[1], balance);
+  EXPECT_EQ(rec.accesses[1], "write");
+  // Unknown access, or no object: a plain point, dependent on everything.
+  EXPECT_EQ(rec.accesses[2], "-");
+  EXPECT_EQ(rec.objects[2], nullptr);
+  EXPECT_EQ(rec.accesses[3], "-");
 }
 
 TEST(CApi, UncontrolledPointsReachNoOne) {

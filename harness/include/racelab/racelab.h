@@ -12,9 +12,9 @@
  * not-taken branch, plus the call itself. Unlike racelab::point(), the name
  * need not outlive the call: a controlled point copies it once into a table
  * that lives as long as the process, so a temporary string from an FFI is fine.
- * The object and access say what the step touches; a scheduler that reduces
- * its search by them treats a point without an object (racelab_point) as
- * touching everything.
+ * The object and access say what the step touches, as racelab::point(name,
+ * object, access) does: a search that reduces by them treats a point without
+ * an object, or with RACELAB_ACCESS_NONE, as touching everything.
  *
  * Plain C99; every symbol is prefixed racelab_ / RACELAB_.
  */
