@@ -49,8 +49,8 @@ struct StrategyBudget {
 //  - allowed [C..]:       failure classes tolerated besides `outcome` (with neither,
 //                         any class counts);
 //  - max_rate x:          failure rate over matched cells at most x (e.g. "rare");
-//  - holds {"exhaustive_preemptions": P}: no failure, and for every matched
-//                         thread count a dfs:Q cell (Q >= P) tried every schedule
+//  - holds {"exhaustive_preemptions": P}: no failure, and at every thread count
+//                         its dfs:Q strategy (Q >= P) runs at, a dfs:Q cell tried every schedule
 //                         with up to Q preemptions (complete). Those cells always
 //                         run at full budget: a scaled-down dfs proves nothing.
 // `strategies` / `threads` restrict the matched cells; `why` is shown in reports.
