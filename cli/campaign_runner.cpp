@@ -1,6 +1,7 @@
 // cli/campaign_runner.cpp -- see campaign_runner.h. Binds the engine's
 // run_cell and the workload registry to the campaign code in reports/.
 #include "cli/campaign_runner.h"
+#include "cli/cell_flags.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -80,6 +81,7 @@ void add_run_flags(CLI::App& app, RunFlags& f, const std::string& default_out) {
   app.add_flag("--no-progress", f.no_progress, "No live progress line, even on a terminal");
   app.add_flag("--no-minimize", f.no_minimize,
                "compare: draw failing schedules as found, without minimising them (ci never minimises)");
+  add_python_option(app);
 }
 
 // Starts one shard: `args` run as a child whose output goes to `log`.

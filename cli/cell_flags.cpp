@@ -1,6 +1,7 @@
 #include "cli/cell_flags.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 #include <set>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/flags.h"
+#include "engine/python_host.h"
 #include "engine/run_trial.h"
 #include "racelab/workload.h"
 #include "engine/supervisor.h"
@@ -39,6 +41,18 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
       ->capture_default_str();
   app.add_flag("--in-process", in_process, "Run trials in this process (no crash isolation)");
   app.add_flag("-q,--quiet", quiet, "Print only the summary");
+  add_python_option(app);
+}
+
+void add_python_option(CLI::App& app) {
+  app.add_option_function<std::string>(
+      "--python",
+      [](const std::string& cmd) {
+        set_python_command(cmd);
+        ::setenv("RACELAB_PYTHON", cmd.c_str(), 1);
+      },
+      "Command that starts a Python with torch, for real-torch workloads (e.g. \"bash ci/in-torch-root -- "
+      "python3\" or a venv's python); default: $RACELAB_PYTHON");
 }
 
 namespace {
@@ -99,7 +113,7 @@ TrialRunner make_runner(bool in_process, double timeout_s) {
     TrialSpec s = t;
     s.trial = (*counter)++;  // distinct ids keep the worker's markers apart
     s.watchdog_s = std::max(0.2, timeout_s / 2);
-    return default_supervisor().run(s, timeout_s);
+    return supervisor_for(require_workload(s.workload)).run(s, timeout_s);
   };
 }
 

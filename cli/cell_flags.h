@@ -27,6 +27,11 @@ struct CellFlags {
   void add(CLI::App& app, const std::string& default_strategy, int64_t default_budget);
 };
 
+// `--python CMD`: the Python that runs real-torch workloads (engine/python_host.h).
+// Every command that runs trials takes it; it sets the engine's command (and
+// $RACELAB_PYTHON, so shards started by compare inherit it).
+void add_python_option(CLI::App& app);
+
 // Runs the cell, printing the first failure of each outcome class unless
 // quiet; appends every trial to --results. Returns kGoOn (cli/flags.h) with
 // *sum filled, or the exit code of a bad knob, strategy or schedule.

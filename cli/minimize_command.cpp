@@ -29,6 +29,7 @@ int minimize_command(int argc, char** argv) {
   app.add_option("--timeout", timeout, "Seconds before a trial counts as hung")
       ->check(positive_seconds())
       ->capture_default_str();
+  add_python_option(app);
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   Schedule s;
   if (!load_schedule_or_report(arg, &s)) return kExitBadInput;

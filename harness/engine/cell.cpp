@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "engine/driver.h"
+#include "engine/python_host.h"
 #include "engine/run_trial.h"
 #include "engine/schedule.h"
 #include "engine/strategy.h"
@@ -75,6 +76,9 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
         "workload '{}' races only under real concurrency (its threads are not racelab::Threads): use strategy os "
         "or os+jitter, not '{}'",
         w.name, spec.strategy));
+  if (!w.host.empty() && !spec.supervised)
+    throw std::invalid_argument(fmt::format("workload '{}' runs in a {} worker, never in-process", w.name, w.host));
+  Supervisor* supervisor = spec.supervised ? &supervisor_for(w) : nullptr;
   if (!spec.schedule_dir.empty()) ::mkdir(spec.schedule_dir.c_str(), 0755);
 
   CellSummary sum;
@@ -99,7 +103,7 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     ts.watchdog_s = std::max(0.2, spec.trial_timeout_s / 2);
     if (!driver->next(trial, &ts.strategy)) break;
 
-    TrialResult r = spec.supervised ? default_supervisor().run(ts, spec.trial_timeout_s) : run_trial(ts);
+    TrialResult r = supervisor != nullptr ? supervisor->run(ts, spec.trial_timeout_s) : run_trial(ts);
     driver->observe(r);
 
     TrialRecord rec;

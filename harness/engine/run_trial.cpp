@@ -88,6 +88,44 @@ void run_body(const Workload& w, const TrialInput& input, BodyState* st) {
 
 }  // namespace
 
+TrialResult collect_result(Scheduler* sched, FreeController* free_ctl, const Observation& obs, bool watchdog_fired) {
+  TrialResult r;
+  r.metrics = obs.metrics.is_object() ? obs.metrics : json::object();
+  // Counted even when another class wins, so cost reports can show the eager share.
+  if (obs.silent_fallbacks > 0) r.metrics["silent_fallbacks"] = obs.silent_fallbacks;
+  if (sched) {
+    r.decisions = sched->take_decisions();
+    r.events = sched->take_events();
+    r.steps = sched->steps();
+    r.preemptions = sched->preemptions();
+    r.managed_threads = sched->threads_seen();
+    r.uncontrolled = sched->uncontrolled();
+    if (sched->events_truncated()) r.metrics["events_truncated"] = true;
+  } else if (free_ctl) {
+    r.steps = free_ctl->progress();
+    r.managed_threads = free_ctl->threads_seen();
+  }
+  if (watchdog_fired) {
+    r.outcome = Outcome::kHang;
+    r.failing_step = r.steps;
+    return r;
+  }
+  if (sched && sched->aborted()) {
+    r.outcome = sched->abort_outcome();
+    r.detail = sched->abort_detail();
+    r.failing_step = sched->abort_step();
+  } else {
+    r.outcome = classify_observation(obs, &r.detail);
+    if (r.outcome != Outcome::kHolds) r.failing_step = r.steps;
+  }
+  if (r.uncontrolled > 0) {
+    r.metrics["uncontrolled_calls"] = r.uncontrolled;
+    r.detail += fmt::format("{}[uncontrolled nondeterminism: {} instrumented call(s) from unmanaged threads]",
+                            r.detail.empty() ? "" : " ", r.uncontrolled);
+  }
+  return r;
+}
+
 TrialResult run_trial(const TrialSpec& spec, const TrialHooks& hooks) {
   const Workload& w = require_workload(spec.workload);
   TrialInput input;
@@ -187,39 +225,13 @@ TrialResult run_trial(const TrialSpec& spec, const TrialHooks& hooks) {
   if (ctl) detach();
   r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 
-  Observation& obs = body_state->obs;
-  r.metrics = obs.metrics.is_object() ? obs.metrics : json::object();
-  // Counted even when another class wins, so cost reports can show the eager share.
-  if (obs.silent_fallbacks > 0) r.metrics["silent_fallbacks"] = obs.silent_fallbacks;
-  if (sched) {
-    r.decisions = sched->take_decisions();
-    r.events = sched->take_events();
-    r.steps = sched->steps();
-    r.preemptions = sched->preemptions();
-    r.managed_threads = sched->threads_seen();
-    r.uncontrolled = sched->uncontrolled();
-    if (sched->events_truncated()) r.metrics["events_truncated"] = true;
-  } else if (free_ctl) {
-    r.steps = free_ctl->progress();
-    r.managed_threads = free_ctl->threads_seen();
-  }
+  TrialResult collected = collect_result(sched.get(), free_ctl.get(), body_state->obs, watchdog_fired);
+  collected.wall_ms = r.wall_ms;
   if (watchdog_fired) {
-    r.failing_step = r.steps;
-    return r;
+    collected.outcome = r.outcome;
+    collected.detail = r.detail;
   }
-  if (sched && sched->aborted()) {
-    r.outcome = sched->abort_outcome();
-    r.detail = sched->abort_detail();
-    r.failing_step = sched->abort_step();
-  } else {
-    r.outcome = classify_observation(obs, &r.detail);
-    if (r.outcome != Outcome::kHolds) r.failing_step = r.steps;
-  }
-  if (r.uncontrolled > 0) {
-    r.metrics["uncontrolled_calls"] = r.uncontrolled;
-    r.detail += fmt::format("{}[uncontrolled nondeterminism: {} instrumented call(s) from unmanaged threads]",
-                            r.detail.empty() ? "" : " ", r.uncontrolled);
-  }
+  r = std::move(collected);
   return r;
 }
 

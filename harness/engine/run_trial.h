@@ -25,6 +25,9 @@
 
 namespace racelab {
 
+class Scheduler;
+class FreeController;
+
 struct TrialHooks {
   std::function<void(const Decision&)> on_decision;  // see Scheduler::Options
 };
@@ -32,6 +35,14 @@ struct TrialHooks {
 // Throws std::invalid_argument for an unknown workload, knob, mitigation or a
 // bad strategy spec (the message names the field).
 TrialResult run_trial(const TrialSpec& spec, const TrialHooks& hooks = {});
+
+// The result of a trial whose body has ended with `obs`, read from the
+// controller it ran under (either may be null: plain `os`): the decisions and
+// counts, then the class -- the scheduler's abort (hang, divergence) if any,
+// else the observation's; a watchdog that fired makes it `hang`. run_trial and
+// the foreign-host bridge (harness/host/, racelab/host.h) share it, so a trial
+// is classified the same way whoever ran its body.
+TrialResult collect_result(Scheduler* sched, FreeController* free_ctl, const Observation& obs, bool watchdog_fired);
 
 // The workload's default knobs overlaid with `knobs`, checked by the
 // workload's check_knobs; an unknown knob, a value of another JSON type or one

@@ -65,17 +65,40 @@ void die_with_parent() {
 
 }  // namespace
 
-int worker_main() {
+SharedTrace* open_worker_channel() {
   struct stat st;
-  if (::fstat(kSpecFd, &st) != 0 || ::fstat(kResultFd, &st) != 0 || ::fstat(kTraceFd, &st) != 0) {
+  if (::fstat(kSpecFd, &st) != 0 || ::fstat(kResultFd, &st) != 0 || ::fstat(kTraceFd, &st) != 0) return nullptr;
+  auto* trace =
+      static_cast<SharedTrace*>(::mmap(nullptr, sizeof(SharedTrace), PROT_READ | PROT_WRITE, MAP_SHARED, kTraceFd, 0));
+  if (trace == MAP_FAILED) return nullptr;
+  die_with_parent();
+  install_last_words(trace);
+  return trace;
+}
+
+std::function<void(const Decision&)> mirror_decisions(SharedTrace* trace) {
+  return [trace](const Decision& d) {
+    int64_t i = trace->count.load(std::memory_order_relaxed);
+    if (i >= kTraceMax) return;
+    TraceRec& rec = trace->recs[i];
+    rec.thread = d.thread;
+    rec.requester = d.requester;
+    rec.runnable = 0;
+    for (int t : d.runnable)
+      if (t < 64) rec.runnable |= uint64_t{1} << t;
+    rec.preemption = d.preemption;
+    rec.requester_runnable = d.requester_runnable;
+    std::snprintf(rec.point, sizeof(rec.point), "%s", d.point.c_str());
+    trace->count.store(i + 1, std::memory_order_release);
+  };
+}
+
+int worker_main() {
+  SharedTrace* trace = open_worker_channel();
+  if (trace == nullptr) {
     std::fprintf(stderr, "racelab __worker: internal command, started only by the supervisor\n");
     return kExitUsage;
   }
-  auto* trace =
-      static_cast<SharedTrace*>(::mmap(nullptr, sizeof(SharedTrace), PROT_READ | PROT_WRITE, MAP_SHARED, kTraceFd, 0));
-  if (trace == MAP_FAILED) return kExitInternal;
-  die_with_parent();
-  install_last_words(trace);
   ::setvbuf(stdout, nullptr, _IOLBF, 0);
   FILE* in = ::fdopen(kSpecFd, "r");
   char* buf = nullptr;
@@ -95,20 +118,7 @@ int worker_main() {
     std::fflush(stderr);
     if (r.detail.empty()) {
       TrialHooks hooks;
-      hooks.on_decision = [trace](const Decision& d) {
-        int64_t i = trace->count.load(std::memory_order_relaxed);
-        if (i >= kTraceMax) return;
-        TraceRec& rec = trace->recs[i];
-        rec.thread = d.thread;
-        rec.requester = d.requester;
-        rec.runnable = 0;
-        for (int t : d.runnable)
-          if (t < 64) rec.runnable |= uint64_t{1} << t;
-        rec.preemption = d.preemption;
-        rec.requester_runnable = d.requester_runnable;
-        std::snprintf(rec.point, sizeof(rec.point), "%s", d.point.c_str());
-        trace->count.store(i + 1, std::memory_order_release);
-      };
+      hooks.on_decision = mirror_decisions(trace);
       try {
         r = run_trial(spec, hooks);
       } catch (const std::exception& e) {

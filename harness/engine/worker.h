@@ -3,11 +3,26 @@
 #ifndef RACELAB_ENGINE_WORKER_H_
 #define RACELAB_ENGINE_WORKER_H_
 
+#include <functional>
+
+#include "engine/trial.h"
+
 namespace racelab {
+
+struct SharedTrace;
 
 // The worker's main loop (the `__worker` command). Returns an exit code:
 // kExitUsage when started by hand (no channels), else 0 once the parent is gone.
 int worker_main();
+
+// The worker side of the channels, for any host that is a worker (this binary's
+// `__worker`, a Python worker through racelab/host.h): checks that fds 3-5 are
+// open, maps the shared trace, asks to die with the parent and installs the
+// last-words handlers. nullptr when not started by a supervisor.
+SharedTrace* open_worker_channel();
+// A decision hook (TrialHooks::on_decision) that mirrors every decision into
+// the shared trace, so the parent keeps the schedule of a trial that crashes.
+std::function<void(const Decision&)> mirror_decisions(SharedTrace* trace);
 
 }  // namespace racelab
 

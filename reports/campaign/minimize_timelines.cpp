@@ -6,6 +6,8 @@
 #include "engine/driver.h"
 #include "engine/minimize.h"
 #include "engine/schedule.h"
+#include "engine/python_host.h"
+#include "engine/run_trial.h"
 #include "engine/supervisor.h"
 #include "reports/campaign/scenario.h"
 #include "reports/report.h"
@@ -25,7 +27,7 @@ bool minimize_timelines(const nlohmann::json& report, int64_t max_trials_each) {
                    static_cast<long long>(tl["schedule"].value("preemptions", 0)));
       std::fflush(stderr);
       const MinimizeResult r = minimize(
-          input, [](const TrialSpec& ts) { return default_supervisor().run(ts, 30.0); }, max_trials_each);
+          input, [](const TrialSpec& ts) { return supervisor_for(require_workload(ts.workload)).run(ts, 30.0); }, max_trials_each);
       if (!r.ok) {
         std::fprintf(stderr, "kept as found (%s)\n", r.error.c_str());
         continue;

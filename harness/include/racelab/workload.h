@@ -69,6 +69,10 @@ struct Workload {
   // trial, the scenario validator for every scenario, so a bad value never
   // reaches `run`. JSON types were already checked against default_knobs.
   std::function<void(const nlohmann::json& knobs)> check_knobs;
+  // Who runs the trial body: "" this binary (in-process or its `__worker`);
+  // "python" a Python worker over the C ABI (engine/python_host.h), with
+  // `run` never called here.
+  std::string host;  // last: workloads are initialised positionally
 };
 
 void register_workload(Workload workload);

@@ -1,0 +1,105 @@
+#include "engine/python_host.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace racelab {
+
+namespace {
+
+std::mutex g_mu;
+std::string g_command;
+
+// The worker's first Python: find the package, then hand over to it. Exit 3
+// (bad input or environment) when the package is nowhere.
+constexpr const char* kBootstrap = R"PY(
+import os, sys
+args = sys.argv[1:]
+cut = args.index('--')
+dirs, libs = args[:cut], args[cut + 1:]
+for d in dirs:
+    if os.path.isfile(os.path.join(d, 'racelab', 'worker.py')):
+        sys.path.insert(0, d)
+        break
+else:
+    sys.stderr.write('racelab: the Python package racelab is in none of: ' + ', '.join(dirs) + '\n')
+    sys.exit(3)
+from racelab import worker
+sys.exit(worker.main(libs))
+)PY";
+
+#ifndef RACELAB_SOURCE_DIR
+#define RACELAB_SOURCE_DIR ""
+#endif
+#ifndef RACELAB_HOST_LIB
+#define RACELAB_HOST_LIB ""
+#endif
+
+// `path` relative to the source tree, when it lies inside it.
+std::string relative_to_source(const std::string& path) {
+  std::string src = RACELAB_SOURCE_DIR;
+  if (src.empty() || path.rfind(src + "/", 0) != 0) return "";
+  return path.substr(src.size() + 1);
+}
+
+}  // namespace
+
+void set_python_command(const std::string& cmd) {
+  std::lock_guard<std::mutex> lk(g_mu);
+  g_command = cmd;
+}
+
+std::string python_command() {
+  std::lock_guard<std::mutex> lk(g_mu);
+  if (!g_command.empty()) return g_command;
+  const char* env = std::getenv("RACELAB_PYTHON");
+  return env != nullptr ? env : "";
+}
+
+std::vector<std::string> python_worker_argv(const std::string& cmd) {
+  std::vector<std::string> argv = {"/bin/sh", "-c", "exec " + cmd + " \"$@\"", "racelab-python", "-c", kBootstrap};
+  if (const char* d = std::getenv("RACELAB_PYTHON_DIR")) argv.emplace_back(d);
+  std::string src = RACELAB_SOURCE_DIR;
+  if (!src.empty()) argv.push_back(src + "/python");
+  argv.emplace_back("python");
+  argv.emplace_back("--");
+  if (const char* l = std::getenv("RACELAB_HOST_LIB")) argv.emplace_back(l);
+  std::string lib = RACELAB_HOST_LIB;
+  if (!lib.empty()) {
+    argv.push_back(lib);
+    std::string rel = relative_to_source(lib);
+    if (!rel.empty()) argv.push_back(rel);
+  }
+  return argv;
+}
+
+Supervisor& supervisor_for(const Workload& w) {
+  if (w.host.empty()) return default_supervisor();
+  if (w.host != kPythonHost)
+    throw std::invalid_argument(fmt::format("workload '{}': unknown host '{}'", w.name, w.host));
+  std::string cmd = python_command();
+  if (cmd.empty())
+    throw std::invalid_argument(fmt::format(
+        "workload '{}' runs on real PyTorch: give --python CMD (a command that starts a Python with torch, e.g. "
+        "'bash ci/in-torch-root -- python3' or a venv's python) or set RACELAB_PYTHON",
+        w.name));
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<Supervisor>> by_command;
+  std::lock_guard<std::mutex> lk(mu);
+  auto& s = by_command[cmd];
+  if (!s) {
+    SupervisorOptions opt;
+    opt.worker_argv = python_worker_argv(cmd);
+    s = std::make_unique<Supervisor>(opt);
+  }
+  return *s;
+}
+
+}  // namespace racelab

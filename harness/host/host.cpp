@@ -1,0 +1,295 @@
+// host/host.cpp -- the engine's plain C ABI (racelab/host.h) for foreign hosts.
+//
+// A thin layer: the trial a host runs is set up exactly as run_trial sets up
+// its own (engine/run_trial.cpp): the same strategies, the same Scheduler, the
+// same decision mirroring into the supervisor's shared trace, the same
+// classification (collect_result). What differs is who runs the body: the
+// host's own threads, which call in here. The watchdog, which run_trial runs
+// on its calling thread, is a thread of its own here.
+#include "racelab/host.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/free_controller.h"
+#include "engine/run_trial.h"
+#include "engine/scheduler.h"
+#include "engine/strategy.h"
+#include "engine/trial.h"
+#include "engine/worker.h"
+#include "engine/worker_channel.h"
+#include "racelab/controller.h"
+
+#define RACELAB_HOST_API extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+using racelab::Controller;
+using racelab::TrialAborted;
+using Clock = std::chrono::steady_clock;
+
+thread_local std::string tl_error;
+
+int fail(const std::string& why) {
+  tl_error = why;
+  return RACELAB_HOST_ERROR;
+}
+
+// Point and resource names outlive the trial: the scheduler stores them by
+// pointer, and schedules name them.
+const char* intern(const char* name) {
+  static std::mutex mu;
+  static std::unordered_set<std::string> names;
+  std::lock_guard<std::mutex> lk(mu);
+  return names.emplace(name != nullptr ? name : "").first->c_str();
+}
+
+racelab::SharedTrace* g_trace = nullptr;
+
+// The one trial in flight.
+struct HostTrial {
+  racelab::TrialSpec spec;
+  std::unique_ptr<racelab::Strategy> strategy;
+  std::unique_ptr<racelab::Scheduler> sched;
+  std::unique_ptr<racelab::FreeController> free_ctl;
+  Controller* ctl = nullptr;
+  Clock::time_point t0;
+  std::thread watchdog;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool ending = false;
+  std::atomic<bool> watchdog_fired{false};
+  std::string watchdog_why;
+
+  int64_t progress() const {
+    if (sched) return sched->progress();
+    if (free_ctl) return free_ctl->progress();
+    return 0;
+  }
+
+  // No progress for watchdog_s: the running thread waits where the scheduler
+  // cannot see (a lock racelab did not replace, I/O). Abort, so every thread
+  // blocked in the scheduler unwinds. Without a controller it bounds the trial.
+  void watch() {
+    std::unique_lock<std::mutex> lk(mu);
+    int64_t last = progress();
+    auto last_change = Clock::now();
+    const auto poll = std::chrono::duration<double>(std::min(0.05, spec.watchdog_s / 4));
+    while (!ending) {
+      cv.wait_for(lk, poll);
+      if (ending) break;
+      int64_t now_p = progress();
+      if (now_p != last) {
+        last = now_p;
+        last_change = Clock::now();
+      } else if (std::chrono::duration<double>(Clock::now() - last_change).count() >= spec.watchdog_s) {
+        watchdog_why = fmt::format(
+            "watchdog: no progress for {:g} s (a thread is blocked where the scheduler cannot see it)",
+            spec.watchdog_s);
+        watchdog_fired = true;
+        if (sched) sched->abort(racelab::Outcome::kHang, watchdog_why);
+        break;
+      }
+    }
+  }
+};
+
+HostTrial* g_trial = nullptr;
+
+racelab::Observation observation_from_json(const nlohmann::json& j) {
+  racelab::Observation obs;
+  if (!j.is_object()) throw std::invalid_argument("observation: expected a JSON object");
+  for (const auto& e : j.value("errors", nlohmann::json::array())) obs.errors.push_back(e.get<std::string>());
+  obs.stuck_state = j.value("stuck_state", "");
+  obs.wrong_result = j.value("wrong_result", "");
+  obs.silent_fallbacks = j.value("silent_fallbacks", int64_t{0});
+  obs.metrics = j.value("metrics", nlohmann::json::object());
+  return obs;
+}
+
+// Calls that may throw TrialAborted out of the scheduler.
+template <class F>
+int guarded(F f) {
+  try {
+    f();
+    return RACELAB_HOST_OK;
+  } catch (const TrialAborted&) {
+    return RACELAB_HOST_ABORTED;
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+}
+
+}  // namespace
+
+RACELAB_HOST_API int racelab_host_abi_version(void) { return RACELAB_HOST_ABI_VERSION; }
+
+RACELAB_HOST_API const char* racelab_host_last_error(void) { return tl_error.c_str(); }
+
+RACELAB_HOST_API int racelab_host_worker_open(void) {
+  if (g_trace != nullptr) return RACELAB_HOST_OK;
+  g_trace = racelab::open_worker_channel();
+  return g_trace != nullptr ? RACELAB_HOST_OK : fail("not started by a racelab supervisor (no fds 3-5)");
+}
+
+RACELAB_HOST_API int racelab_host_trial_begin(const char* spec_json) {
+  if (g_trial != nullptr) return fail("a trial is already running in this process");
+  auto t = std::make_unique<HostTrial>();
+  try {
+    t->spec = racelab::TrialSpec::from_json(nlohmann::json::parse(spec_json != nullptr ? spec_json : ""));
+    const auto& s = t->spec.strategy;
+    std::string kind = s.is_object() ? s.value("kind", "") : "";
+    if (kind == "free") {
+      double jitter = s.value("jitter", 0.0);
+      if (jitter > 0) t->free_ctl = std::make_unique<racelab::FreeController>(jitter, t->spec.seed);
+      t->ctl = t->free_ctl.get();
+    } else {
+      t->strategy = racelab::make_strategy(s, t->spec.seed);
+      racelab::Scheduler::Options opt;
+      opt.max_steps = t->spec.max_steps;
+      opt.record_events = t->spec.record_events;
+      if (g_trace != nullptr) opt.on_decision = racelab::mirror_decisions(g_trace);
+      t->sched = std::make_unique<racelab::Scheduler>(t->strategy.get(), opt);
+      t->ctl = t->sched.get();
+    }
+  } catch (const std::exception& e) {
+    return fail(std::string("trial spec: ") + e.what());
+  }
+  if (g_trace != nullptr) {
+    g_trace->trial.store(t->spec.trial);
+    g_trace->count.store(0);
+  }
+  t->t0 = Clock::now();
+  if (t->ctl != nullptr) racelab::attach(t->ctl);
+  HostTrial* raw = t.get();
+  t->watchdog = std::thread([raw] { raw->watch(); });
+  g_trial = t.release();
+  return RACELAB_HOST_OK;
+}
+
+RACELAB_HOST_API int racelab_host_enter_main(void) {
+  if (g_trial == nullptr) return fail("enter_main: no trial running");
+  if (g_trial->sched) g_trial->sched->enter_main();
+  if (g_trial->free_ctl) g_trial->free_ctl->enter_main();
+  return RACELAB_HOST_OK;
+}
+
+RACELAB_HOST_API int racelab_host_exit_main(void) {
+  if (g_trial == nullptr) return fail("exit_main: no trial running");
+  if (g_trial->sched) g_trial->sched->exit_main();
+  if (g_trial->free_ctl) g_trial->free_ctl->exit_main();
+  return RACELAB_HOST_OK;
+}
+
+RACELAB_HOST_API char* racelab_host_trial_end(const char* observation_json) {
+  if (g_trial == nullptr) {
+    fail("trial_end: no trial running");
+    return nullptr;
+  }
+  HostTrial* t = g_trial;
+  racelab::Observation obs;
+  std::string bad_observation;
+  try {
+    obs = observation_from_json(nlohmann::json::parse(observation_json != nullptr ? observation_json : "{}"));
+  } catch (const std::exception& e) {
+    bad_observation = std::string("host: bad observation: ") + e.what();
+  }
+  {
+    std::lock_guard<std::mutex> lk(t->mu);
+    t->ending = true;
+  }
+  t->cv.notify_all();
+  t->watchdog.join();
+  // Thread 0 ended last once it joined its children; a straggler the body did
+  // not join gets a moment, as in run_trial.
+  bool finished = !t->sched || t->sched->wait_finished(1.0);
+  if (t->ctl != nullptr) racelab::detach();
+  racelab::TrialResult r = racelab::collect_result(t->sched.get(), t->free_ctl.get(), obs, t->watchdog_fired);
+  if (t->watchdog_fired) r.detail = t->watchdog_why;
+  if (!bad_observation.empty() && r.outcome == racelab::Outcome::kHolds) {
+    r.outcome = racelab::Outcome::kError;
+    r.detail = bad_observation;
+  }
+  r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t->t0).count();
+  g_trial = nullptr;
+  if (!finished) {
+    // A managed thread never came back from where the watchdog found it: it
+    // still points at the scheduler, so leak it, and replace the process.
+    r.process_tainted = true;
+    (void)t->sched.release();
+    (void)t->strategy.release();
+    (void)t->free_ctl.release();
+  }
+  delete t;
+  std::string out = r.to_json().dump();
+  char* p = static_cast<char*>(std::malloc(out.size() + 1));
+  if (p != nullptr) std::memcpy(p, out.c_str(), out.size() + 1);
+  return p;
+}
+
+RACELAB_HOST_API void racelab_host_free(char* p) { std::free(p); }
+
+RACELAB_HOST_API int racelab_host_managed(void) { return racelab::controller_for_this_thread() != nullptr; }
+
+RACELAB_HOST_API int racelab_host_point(const char* name) {
+  Controller* c = racelab::controller_for_this_thread();
+  if (c == nullptr) return RACELAB_HOST_OK;
+  const char* n = intern(name);
+  return guarded([&] { c->on_point(n); });
+}
+
+RACELAB_HOST_API int racelab_host_thread_create(void) {
+  Controller* c = racelab::controller_for_this_thread();
+  return c != nullptr ? c->on_thread_create() : -1;
+}
+
+RACELAB_HOST_API int racelab_host_thread_start(int id) {
+  // The child is not managed yet: ask the trial's controller itself.
+  if (g_trial == nullptr || g_trial->ctl == nullptr || id < 0) return RACELAB_HOST_OK;
+  Controller* c = g_trial->ctl;
+  return guarded([&] { c->on_thread_start(id); });
+}
+
+RACELAB_HOST_API void racelab_host_thread_end(int id) {
+  if (g_trial == nullptr || g_trial->ctl == nullptr || id < 0) return;
+  g_trial->ctl->on_thread_end(id);
+}
+
+RACELAB_HOST_API int racelab_host_join(int id) {
+  Controller* c = racelab::controller_for_this_thread();
+  if (c == nullptr || id < 0) return RACELAB_HOST_OK;
+  return guarded([&] { c->on_join(id); });
+}
+
+RACELAB_HOST_API int racelab_host_block(uintptr_t resource, const char* what) {
+  Controller* c = racelab::controller_for_this_thread();
+  if (c == nullptr) return RACELAB_HOST_OK;
+  const char* n = intern(what);
+  return guarded([&] { c->on_block(reinterpret_cast<const void*>(resource), n); });
+}
+
+RACELAB_HOST_API void racelab_host_release(uintptr_t resource) {
+  if (Controller* c = racelab::controller_for_this_thread()) c->on_release(reinterpret_cast<const void*>(resource));
+}
+
+RACELAB_HOST_API void racelab_host_acquire(uintptr_t resource, const char* what) {
+  if (Controller* c = racelab::controller_for_this_thread())
+    c->on_acquire(reinterpret_cast<const void*>(resource), intern(what));
+}
+
+RACELAB_HOST_API void racelab_host_forget_after_fork(void) {
+  // The scheduler's threads are not in this process: detach without touching it.
+  racelab::detach();
+  g_trial = nullptr;
+}

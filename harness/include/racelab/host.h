@@ -1,0 +1,102 @@
+/* racelab/host.h -- the plain C ABI of the engine, for a foreign host: a
+ * process that is not racelab's own binary (a Python worker, through ctypes)
+ * and still is a racelab worker like any other.
+ *
+ * The shared library libracelab_host.so exports exactly these functions. It
+ * has no LibTorch dependency and hides every C++ symbol, so it loads beside
+ * any torch, in any process whose glibc is at least the build machine's.
+ *
+ * One host process runs one trial at a time:
+ *
+ *   racelab_host_worker_open()           once: fds 3-5 from the supervisor
+ *   loop:
+ *     read a trial spec (one JSON line) from fd 3
+ *     racelab_host_trial_begin(spec)     strategy, scheduler, watchdog attached
+ *     racelab_host_enter_main()          the calling thread is managed thread 0
+ *       ... the body starts threads (thread_create in the parent, then
+ *       thread_start / thread_end in the child), joins them (join), passes
+ *       points, blocks and releases ...
+ *     racelab_host_exit_main()
+ *     result = racelab_host_trial_end(observation)   classified, JSON
+ *     write result + "\n" to fd 4
+ *
+ * Every call that can wait (point, thread_start, join, block) blocks in the
+ * scheduler until the strategy picks the calling thread; a ctypes CDLL call
+ * releases Python's GIL meanwhile. Such a call returns RACELAB_HOST_ABORTED
+ * when the engine abandoned the trial (deadlock, watchdog, divergence): the
+ * host must unwind that thread (Python: raise) and let it end. A thread the
+ * controller does not manage gets RACELAB_HOST_OK at once: points and
+ * primitives are then no-ops, as in racelab/sync.h.
+ *
+ * Names (points, resources) may be temporary: the library interns them.
+ * Errors from trial_begin / trial_end: racelab_host_last_error().
+ */
+#ifndef RACELAB_HOST_H_
+#define RACELAB_HOST_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RACELAB_HOST_ABI_VERSION 1
+#define RACELAB_HOST_OK 0
+#define RACELAB_HOST_ABORTED 1
+#define RACELAB_HOST_ERROR (-1)
+
+/* RACELAB_HOST_ABI_VERSION of the library: a host checks it before anything. */
+int racelab_host_abi_version(void);
+/* The message of the last RACELAB_HOST_ERROR on the calling thread. */
+const char* racelab_host_last_error(void);
+
+/* Maps the supervisor's channels (trial specs on fd 3, results on fd 4, the
+ * shared decision trace on fd 5), asks to die with the parent and installs the
+ * last-words signal handlers. OK, or ERROR when not started by a supervisor
+ * (trials then run unmirrored, e.g. a host's own tests). */
+int racelab_host_worker_open(void);
+
+/* Starts a trial from a trial spec (engine/trial.h, JSON): the strategy and its
+ * scheduler (or nothing for `os`, jitter for `os+jitter`), attached, decisions
+ * mirrored into the trace when the channel is open, and a watchdog thread that
+ * aborts the trial as `hang` after spec.watchdog_s without progress. */
+int racelab_host_trial_begin(const char* spec_json);
+/* The calling thread becomes managed thread 0 (the trial body). */
+int racelab_host_enter_main(void);
+/* Thread 0's body returned: it ends like any managed thread. */
+int racelab_host_exit_main(void);
+/* Ends the trial: waits a moment for stragglers, detaches, classifies.
+ * observation_json: {"errors": [..], "stuck_state": "", "wrong_result": "",
+ * "silent_fallbacks": 0, "metrics": {}} (racelab/workload.h's Observation).
+ * Returns the TrialResult as JSON, to be freed with racelab_host_free; NULL
+ * on error. */
+char* racelab_host_trial_end(const char* observation_json);
+void racelab_host_free(char* p);
+
+/* 1 when the calling thread is a managed thread of the running trial. */
+int racelab_host_managed(void);
+/* An interleaving point (racelab/point.h). */
+int racelab_host_point(const char* name);
+/* Managed threads (racelab/controller.h): the parent asks for an id (-1: the
+ * parent is not managed, so the child is not either); the child starts and
+ * ends with it; a parent joins through the scheduler before the OS join. */
+int racelab_host_thread_create(void);
+int racelab_host_thread_start(int id);
+void racelab_host_thread_end(int id);
+int racelab_host_join(int id);
+/* A primitive that cannot proceed (resource: any stable address-like key)
+ * blocks in the scheduler; release makes its waiters runnable; acquire is
+ * informational (timelines). */
+int racelab_host_block(uintptr_t resource, const char* what);
+void racelab_host_release(uintptr_t resource);
+void racelab_host_acquire(uintptr_t resource, const char* what);
+
+/* In a child made by fork() during a trial: forget the controller, so the
+ * child runs freely (its threads are not the scheduler's). */
+void racelab_host_forget_after_fork(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RACELAB_HOST_H_ */

@@ -1,0 +1,18 @@
+"""racelab's Python host: real torch.compile, FX and flex_attention under racelab's scheduler.
+
+A Python process started by racelab's supervisor (``racelab run --python CMD``)
+is a racelab worker like the C++ one: it reads trial specs, runs each trial's
+threads under the engine's strategies through the C ABI of
+``libracelab_host.so`` (racelab/host.h, loaded with ctypes), and answers with
+results that go into the same JSONL, replay, minimisation and reports.
+
+Modules, one concept each:
+  bridge      the ctypes bridge: trials, points, managed threads
+  sync        controlled threading.Lock/RLock/Condition (Event, Semaphore on top)
+  points      interleaving points placed in torch by name (sys.monitoring, or
+              sys.settrace before Python 3.12)
+  torch_state the state a trial must leave as it found it, and its oracles
+  mitigations what users put around torch.compile, on real torch
+  workloads   the catalogue's races on real torch (names: workloads.json)
+  worker      the worker loop the supervisor talks to
+"""

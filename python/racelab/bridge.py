@@ -1,0 +1,179 @@
+"""The ctypes bridge to the engine's C ABI (racelab/host.h).
+
+Every call that can wait for the scheduler (a point, a thread's start, a join,
+a block) is a plain CDLL call, so ctypes releases the GIL while the thread
+waits for its turn. When the engine abandons a trial (deadlock, watchdog,
+divergence) such a call answers "aborted" and the bridge raises TrialAborted in
+that thread, which unwinds it; racelab's Thread swallows it at the top.
+"""
+import ctypes
+import json
+import os
+import threading
+
+OK, ABORTED, ERROR = 0, 1, -1
+ABI_VERSION = 1
+
+
+class TrialAborted(BaseException):
+    """The engine ended the trial; the thread unwinds. Not an error of the code under test."""
+
+
+class BridgeError(RuntimeError):
+    pass
+
+
+_lib = None
+
+
+def load(candidates):
+    """Loads the first existing library of `candidates` (paths); returns its path."""
+    global _lib
+    tried = []
+    for path in candidates:
+        if not path:
+            continue
+        tried.append(path)
+        if os.path.exists(path):
+            lib = ctypes.CDLL(path)
+            _declare(lib)
+            if lib.racelab_host_abi_version() != ABI_VERSION:
+                raise BridgeError(f"{path}: ABI version {lib.racelab_host_abi_version()}, expected {ABI_VERSION}")
+            _lib = lib
+            return path
+    raise BridgeError("libracelab_host.so not found (tried: " + ", ".join(tried or ["nothing"]) + ")")
+
+
+def _declare(lib):
+    c_int, c_char_p, c_void_p, uintptr = ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t
+    sigs = {
+        "racelab_host_abi_version": ([], c_int),
+        "racelab_host_last_error": ([], c_char_p),
+        "racelab_host_worker_open": ([], c_int),
+        "racelab_host_trial_begin": ([c_char_p], c_int),
+        "racelab_host_enter_main": ([], c_int),
+        "racelab_host_exit_main": ([], c_int),
+        "racelab_host_trial_end": ([c_char_p], c_void_p),
+        "racelab_host_free": ([c_void_p], None),
+        "racelab_host_managed": ([], c_int),
+        "racelab_host_point": ([c_char_p], c_int),
+        "racelab_host_thread_create": ([], c_int),
+        "racelab_host_thread_start": ([c_int], c_int),
+        "racelab_host_thread_end": ([c_int], None),
+        "racelab_host_join": ([c_int], c_int),
+        "racelab_host_block": ([uintptr, c_char_p], c_int),
+        "racelab_host_release": ([uintptr], None),
+        "racelab_host_acquire": ([uintptr, c_char_p], None),
+        "racelab_host_forget_after_fork": ([], None),
+    }
+    for name, (args, res) in sigs.items():
+        fn = getattr(lib, name)
+        fn.argtypes = args
+        fn.restype = res
+
+
+def _check(rc):
+    if rc == OK:
+        return
+    if rc == ABORTED:
+        raise TrialAborted()
+    raise BridgeError(_lib.racelab_host_last_error().decode(errors="replace"))
+
+
+def loaded():
+    return _lib is not None
+
+
+def worker_open():
+    return _lib.racelab_host_worker_open() == OK
+
+
+def managed():
+    return _lib is not None and _lib.racelab_host_managed() == 1
+
+
+def point(name):
+    """An interleaving point; `name` is bytes (hot path) or str."""
+    if isinstance(name, str):
+        name = name.encode()
+    rc = _lib.racelab_host_point(name)
+    if rc != OK:
+        _check(rc)
+
+
+def block(resource, what):
+    _check(_lib.racelab_host_block(resource, what.encode() if isinstance(what, str) else what))
+
+
+def release(resource):
+    _lib.racelab_host_release(resource)
+
+
+def acquire(resource, what):
+    _lib.racelab_host_acquire(resource, what.encode() if isinstance(what, str) else what)
+
+
+def trial_begin(spec_line):
+    _check(_lib.racelab_host_trial_begin(spec_line.encode() if isinstance(spec_line, str) else spec_line))
+
+
+def enter_main():
+    _check(_lib.racelab_host_enter_main())
+
+
+def exit_main():
+    _check(_lib.racelab_host_exit_main())
+
+
+def trial_end(observation):
+    p = _lib.racelab_host_trial_end(json.dumps(observation).encode())
+    if not p:
+        raise BridgeError(_lib.racelab_host_last_error().decode(errors="replace"))
+    try:
+        return json.loads(ctypes.string_at(p).decode())
+    finally:
+        _lib.racelab_host_free(p)
+
+
+def forget_after_fork():
+    _lib.racelab_host_forget_after_fork()
+
+
+# The real Thread class, kept before racelab.sync replaces anything.
+_OsThread = threading.Thread
+
+
+class Thread(_OsThread):
+    """A managed thread when started by a managed thread (racelab/sync.h's Thread).
+
+    Exceptions of `target` are appended to `errors` as "TypeName: message";
+    TrialAborted ends the thread quietly.
+    """
+
+    def __init__(self, target, args=(), errors=None, name=None):
+        super().__init__(name=name, daemon=True)
+        self._rl_target, self._rl_args = target, args
+        self._rl_errors = errors if errors is not None else []
+        self._rl_id = -1
+
+    def start(self):
+        self._rl_id = _lib.racelab_host_thread_create() if managed() else -1
+        super().start()
+
+    def run(self):
+        rc = _lib.racelab_host_thread_start(self._rl_id) if self._rl_id >= 0 else OK
+        try:
+            if rc == OK:
+                self._rl_target(*self._rl_args)
+        except TrialAborted:
+            pass
+        except BaseException as e:  # noqa: BLE001 -- every failure of the code under test is an observation
+            self._rl_errors.append(f"{type(e).__name__}: {e}")
+        finally:
+            if self._rl_id >= 0:
+                _lib.racelab_host_thread_end(self._rl_id)
+
+    def join(self, timeout=None):
+        if self._rl_id >= 0 and managed():
+            _check(_lib.racelab_host_join(self._rl_id))
+        super().join(timeout)

@@ -1,0 +1,40 @@
+"""The process-wide torch state a trial must leave as it found it, and its oracles.
+
+- torch.fx._symbolic_trace._is_fx_tracing_flag: the FX tracing flag, one per
+  process in torch 2.4 to 2.x (thread-local in later versions);
+- torch.nn.Module's __call__ and __getattr__, which an FX trace patches for the
+  whole process while it runs;
+- torch.fx._symbolic_trace.CURRENT_PATCHER, the patcher of the trace running.
+
+The worker checks the state before every trial as well as after it: a process
+whose state is not fresh is replaced, never trusted.
+"""
+import torch
+import torch.fx._symbolic_trace as _st
+
+_MODULE_ATTRS = ("__call__", "__getattr__", "_call_impl")
+_original = {a: torch.nn.Module.__dict__.get(a) for a in _MODULE_ATTRS}
+
+
+def problems():
+    """What is not as a fresh process has it; empty when all is fresh."""
+    out = []
+    if getattr(_st, "_is_fx_tracing_flag", False):
+        out.append("the FX tracing flag (torch.fx._symbolic_trace._is_fx_tracing_flag) is left set")
+    for a in _MODULE_ATTRS:
+        if torch.nn.Module.__dict__.get(a) is not _original[a]:
+            out.append(f"torch.nn.Module.{a} is left patched")
+    if getattr(_st, "CURRENT_PATCHER", None) is not None:
+        out.append("an FX patcher is left installed (torch.fx._symbolic_trace.CURRENT_PATCHER)")
+    return out
+
+
+def reset():
+    """Fresh compile state for a trial: dynamo's caches and counters, the default config."""
+    torch._dynamo.reset()
+    torch._dynamo.utils.counters.clear()
+    torch._dynamo.config.error_on_nested_fx_trace = True
+
+
+def version():
+    return torch.__version__.split("+")[0]

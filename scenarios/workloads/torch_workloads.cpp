@@ -1,0 +1,42 @@
+// The real-torch workloads (python/racelab/workloads.py) as racelab::Workloads
+// with host "python": racelab knows their names, knobs and mitigations -- for
+// `list`, `validate`, schedules and knob checks -- without a Python, and runs
+// them in a Python worker (engine/python_host.h). The one list of them is
+// python/racelab/workloads.json, compiled in as a string (torch_workloads.json.h).
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/python_host.h"
+#include "racelab/workload.h"
+#include "torch_workloads.json.h"
+
+namespace {
+
+struct TorchWorkloads {
+  TorchWorkloads() {
+    const nlohmann::json spec = nlohmann::json::parse(kTorchWorkloadsJson);
+    std::vector<std::string> mitigations;
+    for (const auto& m : spec.at("mitigations")) mitigations.push_back(m.get<std::string>());
+    for (const auto& w : spec.at("workloads")) {
+      racelab::Workload wl;
+      wl.name = w.at("name").get<std::string>();
+      wl.description = w.at("description").get<std::string>();
+      wl.default_knobs = w.at("knobs");
+      wl.mitigations = mitigations;
+      wl.host = racelab::kPythonHost;
+      wl.check_knobs = [](const nlohmann::json& k) {
+        racelab::int_knob(k, "steps", 1, 1000);
+        racelab::int_knob(k, "shapes", 1, 64);
+        racelab::int_knob(k, "dim", 1, 4096);
+      };
+      wl.run = [name = wl.name](const racelab::TrialInput&) -> racelab::Observation {
+        throw std::logic_error("workload '" + name + "' runs in a Python worker (engine/python_host.h)");
+      };
+      racelab::register_workload(std::move(wl));
+    }
+  }
+} registrar;
+
+}  // namespace
