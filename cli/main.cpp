@@ -10,12 +10,14 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "cli/commands.h"
 #include "racelab/cli.h"
 #include "racelab/exit_code.h"
 #include "racelab/file_error.h"
+#include "racelab/op_points.h"
 
 namespace {
 
@@ -71,6 +73,17 @@ int racelab::cli_main(int argc, char** argv) {
   if (!std::strcmp(argv[1], "--list-commands")) {
     for (const Command& c : kCommands) std::printf("%s\n", c.name);
     return racelab::kExitOk;
+  }
+  // Op-level points for LibTorch workloads (racelab/op_points.h), asked for in
+  // the environment (RACELAB_OP_POINTS, _RATE, _SEED), which the supervised
+  // workers inherit, so their trials can switch threads at ATen ops. A replay
+  // needs the same variables; without them it diverges (exit 4).
+  std::optional<racelab::OpPoints> op_points;
+  try {
+    if (auto options = racelab::OpPoints::options_from_env()) op_points.emplace(*options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "racelab: %s\n", e.what());
+    return racelab::kExitBadInput;
   }
   for (const Command& c : kCommands) {
     if (std::strcmp(c.name, argv[1]) != 0) continue;
