@@ -124,6 +124,11 @@ at::Tensor TeFusedFunction::reference(const at::Tensor& x, const at::Tensor& y) 
   return at::sigmoid(w * w + z) * x;
 }
 
+std::string last_optimized_graph_text() {
+  const auto g = torch::jit::lastExecutedOptimizedGraph();
+  return g ? g->toString() : std::string();
+}
+
 void enable_te_interpreter() {
   (void)initial_jit_settings();
   torch::jit::overrideCanFuseOnCPU(true);

@@ -49,6 +49,11 @@ class TeFusedFunction {
   std::function<at::Tensor(const at::Tensor&, const at::Tensor&)> call_;
 };
 
+// The graph the executor last ran on this thread, as text ("" before any):
+// whether it holds a prim::TensorExprGroup tells that the fuser really fused,
+// so that "no crash" on a LibTorch version is not "nothing was fused".
+std::string last_optimized_graph_text();
+
 // overrideCanFuseOnCPU(true), TE must-use-LLVM off, TE fuser on, profiling
 // executor on. reset_for_trial() puts the process-initial values back.
 void enable_te_interpreter();

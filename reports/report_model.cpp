@@ -456,7 +456,7 @@ nlohmann::json build_report(const ResultsData& data) {
   json report = {{"format", kReportFormat},
                  {"version", kReportVersion},
                  {"racelab_version", RACELAB_VERSION},
-                 {"libtorch", c.libtorch},
+                 {"libtorch", c.libtorch.empty() ? std::string("unknown") : c.libtorch},  // results older than the field
                  {"generated", now_utc()},
                  {"campaign", campaign_json(data, c, stats)}};
 

@@ -174,9 +174,14 @@ void Supervisor::start() {
   posix_spawn_file_actions_adddup2(&fa, rp[1], kResultFd);
   posix_spawn_file_actions_adddup2(&fa, trace_fd_, kTraceFd);
 
+  // Our environment, less what is set below. A supervisor inside a worker (a
+  // workload that runs its own workers) inherited its parent's supervisor pid,
+  // and getenv() would find that first.
+  const std::string own_pid_prefix = std::string(kSupervisorPidEnv) + "=";
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e)
-    if (std::strncmp(*e, "TSAN_OPTIONS=", 13) != 0) env.emplace_back(*e);
+    if (std::strncmp(*e, "TSAN_OPTIONS=", 13) != 0 && std::strncmp(*e, own_pid_prefix.c_str(), own_pid_prefix.size()) != 0)
+      env.emplace_back(*e);
   if (built_with_tsan()) {
     std::string opts = std::getenv("TSAN_OPTIONS") ? std::getenv("TSAN_OPTIONS") : "";
     auto add = [&](const std::string& key, const std::string& value) {

@@ -8,12 +8,16 @@
 // Reports worker/producer exceptions as errors, the compile layer's eager
 // fallbacks as silent_fallbacks, and steps/s, loss and compiles as metrics.
 //
-// isolate_process forks one child process per drafter (each detached from any
-// controller, training its rank alone) and gathers their results over pipes.
-#include <sys/wait.h>
-#include <unistd.h>
-
+// isolate_process starts one fresh worker process per drafter -- spawned, not
+// forked: LibTorch 2.x refuses autograd in a child forked after its parent ran
+// a backward pass ("Unable to handle autograd's threading in combination with
+// fork-based multiprocessing"), which is also why PyTorch users isolate with
+// the spawn start method. Each child is a racelab worker (engine/supervisor.h)
+// running this workload with knob `rank` set: one drafter, free-running.
+#include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <ATen/Parallel.h>
@@ -21,12 +25,14 @@
 #include <nlohmann/json.hpp>
 
 #include "compile/attention_kernel.h"
+#include "engine/outcome.h"
+#include "engine/supervisor.h"
+#include "engine/trial.h"
 #include "racelab/controller.h"
 #include "racelab/workload.h"
 #include "trainer/pipeline/drafter_pipeline.h"
 #include "trainer/train/run.h"
 #include "trainer/util/threads.h"
-#include "trainer/util/worker_processes.h"
 
 namespace {
 
@@ -46,7 +52,10 @@ const json& knob_defaults() {
                                 {"drafter_layers", 1},
                                 {"queue_depth", 1},
                                 {"corpus_tokens", 4096},
-                                {"freeze", false}};
+                                {"freeze", false},
+                                // -1: every drafter in this process. r >= 0: drafter r alone, single-threaded
+                                // (how isolate_process runs each rank in a worker process of its own).
+                                {"rank", -1}};
   return defaults;
 }
 
@@ -106,6 +115,7 @@ void check_knobs(const json& k) {
   racelab::int_knob(k, "drafter_layers", 1, 16);
   racelab::int_knob(k, "queue_depth", 1, 1024);
   racelab::int_knob(k, "corpus_tokens", 1024, 10000000);
+  racelab::int_knob(k, "rank", -1, 63);
   for (const char* list : {"seq_lens", "block_sizes"}) {
     const json& v = k.at(list);
     bool ok = v.is_array() && !v.empty();
@@ -145,55 +155,93 @@ double mean_last_loss(trainer::DrafterPipeline& p) {
   return n ? sum / n : 0.0;
 }
 
-// One child per rank; each writes a JSON line to its pipe.
-racelab::Observation run_processes(const racelab::TrialInput& in, Setup& s) {
+// Drafter `rank` alone in this process, single-threaded: the body of one
+// isolate_process worker. Training seconds exclude the setup, as in run_trial.
+racelab::Observation run_rank(int64_t rank, Setup& s) {
   racelab::Observation obs;
-  auto t0 = std::chrono::steady_clock::now();
-  const auto exits = trainer::run_worker_processes(in.threads, [&](int r, int out_fd) {
-    racelab::detach();  // the child runs free: no scheduler lives in this process
-    json out;
-    try {
-      trainer::compile::reset_attention();
-      trainer::DrafterPipeline p(s.target, s.corpus, s.dcfg, s.cfg, {r});
-      trainer::DraftRunHooks hooks;
-      hooks.single_thread = true;  // nothing inside the process runs attention concurrently
-      auto st = p.run(hooks);
-      out = {{"errors", st.errors}, {"steps", st.steps_done}, {"loss", mean_last_loss(p)},
-             {"fallbacks", trainer::compile::attention_stats().fallbacks},
-             {"compiles", trainer::compile::attention_stats().compiles}};
-    } catch (const std::exception& e) {
-      out = {{"errors", {std::string(e.what())}}};
-    }
-    const auto text = out.dump();
-    (void)!::write(out_fd, text.data(), text.size());
-    return 0;
-  });
+  trainer::DrafterPipeline p(s.target, s.corpus, s.dcfg, s.cfg, {rank});
+  trainer::DraftRunHooks hooks;
+  hooks.single_thread = true;  // nothing inside the process runs attention concurrently
+  auto st = p.run(hooks);
+  const auto as = trainer::compile::attention_stats();
+  obs.errors = st.errors;
+  obs.silent_fallbacks = as.fallbacks;
+  obs.metrics = {{"steps", st.steps_done}, {"seconds", st.seconds}, {"loss", mean_last_loss(p)},
+                 {"compiles", as.compiles}, {"fallbacks", as.fallbacks}};
+  return obs;
+}
+
+// One fresh worker process per rank, all at once; each trains its rank alone
+// (knob `rank`) and reports through the worker protocol. steps/s is over the
+// slowest rank's training time; starting the processes is reported apart
+// (spawn_seconds), since a real job pays it once, not per step.
+racelab::Observation run_processes(const racelab::TrialInput& in) {
+  racelab::Observation obs;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<racelab::TrialResult> results(static_cast<size_t>(in.threads));
+  std::vector<std::string> failures(results.size());
+  {
+    std::vector<std::thread> ranks;
+    for (int r = 0; r < in.threads; ++r)
+      ranks.emplace_back([&, r] {
+        racelab::TrialSpec spec;
+        spec.workload = "trainer";
+        spec.mitigation = "isolate_process";
+        spec.knobs = in.knobs;
+        spec.knobs["rank"] = r;
+        spec.threads = 1;
+        spec.seed = in.seed;
+        spec.strategy_name = "os";
+        spec.strategy = {{"kind", "free"}};
+        spec.watchdog_s = 300;
+        spec.record_events = false;
+        try {
+          racelab::SupervisorOptions opt;
+          opt.pass_through_output = false;  // its trial markers are not ours
+          racelab::Supervisor sup(opt);    // started and stopped on this thread (PDEATHSIG)
+          results[static_cast<size_t>(r)] = sup.run(spec, 600);
+        } catch (const std::exception& e) {
+          failures[static_cast<size_t>(r)] = e.what();
+        }
+      });
+    for (auto& t : ranks) t.join();
+  }
   int64_t steps = 0, compiles = 0;
-  double loss = 0;
-  for (size_t r = 0; r < exits.size(); ++r) {
-    const int status = exits[r].status;
-    auto j = json::parse(exits[r].output, nullptr, false);
-    if (WIFSIGNALED(status) || j.is_discarded()) {
-      obs.errors.push_back(fmt::format("worker process {} died (status {})", r, status));
+  double loss = 0, slowest = 0;
+  for (size_t r = 0; r < results.size(); ++r) {
+    const auto& res = results[r];
+    if (!failures[r].empty()) {
+      obs.errors.push_back(fmt::format("worker process {} could not start: {}", r, failures[r]));
       continue;
     }
-    for (auto& e : j.value("errors", json::array())) obs.errors.push_back(fmt::format("process {}: {}", r, e.get<std::string>()));
-    steps += j.value("steps", int64_t{0});
-    compiles += j.value("compiles", int64_t{0});
-    obs.silent_fallbacks += j.value("fallbacks", int64_t{0});
-    loss += j.value("loss", 0.0) / static_cast<double>(exits.size());
+    const bool fell_back = res.outcome == racelab::Outcome::kSilentFallback;
+    if (racelab::is_failure(res.outcome) && !fell_back)
+      obs.errors.push_back(fmt::format("process {}: {}: {}", r, racelab::outcome_name(res.outcome), res.detail));
+    const json& m = res.metrics;
+    steps += m.value("steps", int64_t{0});
+    compiles += m.value("compiles", int64_t{0});
+    obs.silent_fallbacks += m.value("fallbacks", int64_t{0});
+    loss += m.value("loss", 0.0) / static_cast<double>(results.size());
+    slowest = std::max(slowest, m.value("seconds", 0.0));
   }
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  obs.metrics = {{"steps", steps}, {"seconds", secs}, {"steps_per_s", secs > 0 ? steps / secs : 0.0},
-                 {"loss", loss}, {"compiles", compiles}, {"mode", "processes"}};
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  obs.metrics = {{"steps", steps},
+                 {"seconds", slowest},
+                 {"steps_per_s", slowest > 0 ? static_cast<double>(steps) / slowest : 0.0},
+                 {"spawn_seconds", std::max(0.0, wall - slowest)},
+                 {"loss", loss},
+                 {"compiles", compiles},
+                 {"mode", "processes"}};
   return obs;
 }
 
 racelab::Observation run_trial(const racelab::TrialInput& in) {
   trainer::use_single_intra_op_thread();
+  const int64_t rank = knob<int64_t>(in.knobs, "rank");
+  if (in.mitigation == "isolate_process" && rank < 0) return run_processes(in);
   auto s = make_setup(in);
   trainer::compile::set_attention_mitigation(in.mitigation);
-  if (in.mitigation == "isolate_process") return run_processes(in, s);
+  if (rank >= 0) return run_rank(rank, s);
 
   racelab::Observation obs;
   std::vector<int64_t> ranks;

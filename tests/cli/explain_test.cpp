@@ -3,10 +3,6 @@
 // file changes the answer), an unknown message exits 1 with "not known", and
 // the FX message can be found by grepping the repository.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "racelab_cli.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -22,30 +20,8 @@ using nlohmann::json;
 
 const std::string kFx = "Detected that you are using FX to symbolically trace a dynamo-optimized function";
 
-struct Result {
-  int code = -1;
-  std::string output;
-};
-
-// Runs racelab with `args`, each passed as one shell word.
-Result racelab(const std::vector<std::string>& args) {
-  std::string cmd = RACELAB_EXE;
-  for (const auto& a : args) {
-    std::string q = "'";
-    for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    cmd += " " + q + "'";
-  }
-  cmd += " 2>&1";
-  Result r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
+using racelab::testing::racelab_args;
+using Result = racelab::testing::CliResult;
 
 std::string source(const std::string& rel) { return std::string(RACELAB_SOURCE_DIR) + "/" + rel; }
 
@@ -66,7 +42,7 @@ std::string holds_line(const json& doc) {
 }
 
 TEST(Explain, TheFxMessageInsideATracebackLineNamesItsScenariosAndWhatHolds) {
-  const Result r = racelab({"explain", "  File \"train.py\", line 88, in step\nRuntimeError: " + kFx +
+  const Result r = racelab_args({"explain", "  File \"train.py\", line 88, in step\nRuntimeError: " + kFx +
                                            ". This is not\n   supported at the moment."});
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("known message: fx_nested_trace"), std::string::npos) << r.output;
@@ -90,7 +66,7 @@ TEST(Explain, WhatHoldsIsReadFromTheScenarioFiles) {
     e = {{"outcome", "error"}, {"why", why}};
   }
   std::ofstream(dir / "direct_leak.json") << doc.dump(2);
-  const Result r = racelab({"explain", "--scenarios", dir.string(), kFx});
+  const Result r = racelab_args({"explain", "--scenarios", dir.string(), kFx});
   fs::remove_all(dir);
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("mitigations that hold: isolate_process\n"), std::string::npos) << r.output;
@@ -111,23 +87,23 @@ TEST(Explain, EveryKnownMessageIsRecognisedInSurroundingText) {
        "RuntimeError: CUDA error: operation failed due to a previous error during capture"},
   };
   for (const auto& [id, text] : pasted) {
-    const Result r = racelab({"explain", text});
+    const Result r = racelab_args({"explain", text});
     EXPECT_EQ(r.code, 0) << id << "\n" << r.output;
     EXPECT_NE(r.output.find("known message: " + id), std::string::npos) << id << "\n" << r.output;
   }
   // Several words instead of one quoted argument work too.
-  const Result words = racelab({"explain", "operation", "not", "permitted", "when", "stream", "is", "capturing"});
+  const Result words = racelab_args({"explain", "operation", "not", "permitted", "when", "stream", "is", "capturing"});
   EXPECT_EQ(words.code, 0) << words.output;
   EXPECT_NE(words.output.find("cuda_graph_capture"), std::string::npos) << words.output;
 }
 
 TEST(Explain, AnUnknownMessageIsNotKnownAndExits1) {
   for (const std::string text : {"Segmentation fault (core dumped)", "NameError: name 'lenght' is not defined"}) {
-    const Result r = racelab({"explain", text});
+    const Result r = racelab_args({"explain", text});
     EXPECT_EQ(r.code, 1) << text << "\n" << r.output;
     EXPECT_NE(r.output.find("not known"), std::string::npos) << r.output;
   }
-  EXPECT_EQ(racelab({"explain"}).code, 2);
+  EXPECT_EQ(racelab_args({"explain"}).code, 2);
 }
 
 TEST(Explain, TheFxMessageIsGreppableInTheRepository) {

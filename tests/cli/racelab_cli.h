@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace racelab::testing {
 
@@ -33,6 +34,18 @@ inline CliResult racelab(const std::string& args) {
   const int status = ::pclose(p);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+// `racelab ARGS` with each argument passed as one shell word, whatever it
+// holds (quotes, newlines, spaces).
+inline CliResult racelab_args(const std::vector<std::string>& args) {
+  std::string words;
+  for (const auto& a : args) {
+    words += " '";
+    for (char c : a) words += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    words += "'";
+  }
+  return racelab(words);
 }
 
 // A fresh folder under the system's temporary directory, removed at the end.

@@ -124,7 +124,7 @@ std::shared_ptr<Target> obtain_target(const TrainOptions& o, const data::Corpus&
                {"steps", r.steps},
                {"train_loss", r.train_loss},
                {"heldout_loss", r.heldout_loss}});
-  summary["target"] = {{"source", "trained"}, {"path", path},        {"config", t->config().to_json()},
+  summary["target"] = {{"source", "trained"}, {"path", "target.ckpt"},       {"config", t->config().to_json()},
                        {"steps", r.steps},   {"seconds", r.seconds}, {"train_loss", r.train_loss},
                        {"heldout_loss", r.heldout_loss}};
   if (o.progress)
@@ -208,7 +208,6 @@ TrainSummary run_training(const TrainOptions& o) {
   const auto metrics_path = (fs::path(o.out_dir) / "metrics.jsonl").string();
   MetricsLog metrics(metrics_path, o.resume);
   nlohmann::json& s = out.json;
-  s["out_dir"] = o.out_dir;
   s["mitigation"] = o.mitigation;
   s["workers"] = o.workers;
 
@@ -264,7 +263,8 @@ TrainSummary run_training(const TrainOptions& o) {
   }
   pipeline.save(ckpt, identity);
   auto st = compile::attention_stats();
-  s["drafters"] = {{"checkpoint", ckpt},
+  // Relative to this summary's folder: a report holds no absolute path of the machine that wrote it.
+  s["drafters"] = {{"checkpoint", "drafters.ckpt"},
                    {"steps_done", stats.steps_done},
                    {"seconds", stats.seconds},
                    {"steps_per_s", stats.steps_per_s},

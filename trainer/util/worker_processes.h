@@ -1,9 +1,9 @@
 // trainer/util/worker_processes.h -- one OS process per worker.
 //
 // The isolate_process mitigation gives every drafter its own process, so no
-// compile state is shared. `racelab train` re-executes itself per rank; the
-// `trainer` workload forks and trains the rank in the child. Both start, feed
-// back and reap their children here.
+// compile state is shared. `racelab train` re-executes itself per rank (it
+// forks and execs here: a forked child may not run autograd on LibTorch 2.x
+// once the parent has). The `trainer` workload spawns racelab workers instead.
 #ifndef TRAINER_UTIL_WORKER_PROCESSES_H_
 #define TRAINER_UTIL_WORKER_PROCESSES_H_
 
