@@ -19,14 +19,37 @@
 
 namespace racelab::cli {
 
-void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t default_budget) {
+void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t default_budget, bool exec_only) {
   spec.strategy = default_strategy;
   spec.max_trials = default_budget;
-  app.add_option("workload", spec.workload, "Registered workload (racelab list)")->required();
-  app.add_option("--scenario", spec.scenario, "Scenario name recorded in results and schedules");
-  app.add_option("-m,--mitigation", spec.mitigation, "Mitigation (default: the workload's first)");
-  app.add_option("-t,--threads", spec.threads, "Worker threads the workload starts")->check(CLI::Range(1, 64))
+  exec = exec_only;
+  if (exec_only) {
+    app.add_option("program", positional, "-- PROGRAM ARGS...: a dynamically linked program and its arguments")
+        ->required();
+  } else {
+    app.add_option("workload", positional, "Registered workload (racelab list), or with --exec: -- PROGRAM ARGS...")
+        ->required();
+    app.add_flag("--exec", exec, "Trials of an unmodified program: -- PROGRAM ARGS... (see racelab exec --help)");
+  }
+  app.add_flag("!--no-fork-server", program.fork_server,
+               "--exec: start the program afresh per trial instead of forking it stopped at main (for programs "
+               "that do their work before main)");
+  app.add_option("--fail-on-output", program.fail_on_output,
+                 "--exec: a trial whose output has a line matching this regular expression is wrong_result");
+  app.add_option("--expect-exit", program.expect_exit, "--exec: the exit status of a passing run")
+      ->check(CLI::Range(0, 255))
       ->capture_default_str();
+  app.add_option("--let-go-ms", program.let_go_ms,
+                 "--exec: a running thread with no scheduling point for this long is let go (an uncontrolled "
+                 "wait: a futex, a spin loop; 0 = never)")
+      ->check(CLI::Range(0, 600000))
+      ->capture_default_str();
+  app.add_option("--scenario", spec.scenario, "Scenario name recorded in results and schedules");
+  if (!exec_only) {
+    app.add_option("-m,--mitigation", spec.mitigation, "Mitigation (default: the workload's first)");
+    app.add_option("-t,--threads", spec.threads, "Worker threads the workload starts")->check(CLI::Range(1, 64))
+        ->capture_default_str();
+  }
   app.add_option("-s,--strategy", spec.strategy,
                  "os | os+jitter[:P] | random | pct:D | pos | surw | dfs:P | auto | replay:FILE|STRING")->capture_default_str();
   app.add_option("--seed", spec.seed, "Cell seed (trial seeds derive from it)")->capture_default_str();
@@ -34,7 +57,7 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
       ->capture_default_str();
   app.add_option("--max-seconds", spec.max_seconds, "Stop after this many seconds (0: no limit)")
       ->check(non_negative_seconds());
-  app.add_option("-k,--knob", knobs, "Workload knob NAME=VALUE (repeatable)");
+  if (!exec_only) app.add_option("-k,--knob", knobs, "Workload knob NAME=VALUE (repeatable)");
   app.add_option("--results", results, "Append every trial to this JSONL file");
   app.add_option("--timeout", spec.trial_timeout_s, "Seconds before a trial counts as hung")
       ->check(positive_seconds())
@@ -68,11 +91,33 @@ void print_failure(const TrialRecord& r, bool show_schedule_file) {
 
 int run_cell_flags(CellFlags& f, CellSummary* sum) {
   f.spec.supervised = !f.in_process;
-  try {
-    f.spec.knobs = parse_knobs(f.knobs);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "racelab: %s\n", e.what());
-    return kExitUsage;
+  if (f.exec) {
+    if (!f.knobs.empty() || f.in_process) {
+      std::fprintf(stderr, "racelab: --exec takes no --knob and no --in-process: the program runs in its own process\n");
+      return kExitUsage;
+    }
+    f.program.argv = f.positional;
+    f.spec.workload = kExecWorkload;
+    f.spec.threads = 1;  // the program starts its own threads; recorded as 1
+    try {
+      f.spec.knobs = exec_knobs(f.program);
+    } catch (const ExecError& e) {
+      std::fprintf(stderr, "racelab: %s\n", e.what());
+      return kExitBadInput;
+    }
+  } else {
+    if (f.positional.size() != 1) {
+      std::fprintf(stderr, "racelab: expected one workload (racelab list), got %zu arguments; a program goes after "
+                           "--exec --\n", f.positional.size());
+      return kExitUsage;
+    }
+    f.spec.workload = f.positional.front();
+    try {
+      f.spec.knobs = parse_knobs(f.knobs);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "racelab: %s\n", e.what());
+      return kExitUsage;
+    }
   }
   std::unique_ptr<JsonlWriter> out;
   try {
@@ -84,6 +129,9 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
         print_failure(r, f.show_schedule_files);
     });
   } catch (const ScheduleError& e) {
+    std::fprintf(stderr, "racelab: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const ExecError& e) {
     std::fprintf(stderr, "racelab: %s\n", e.what());
     return kExitBadInput;
   } catch (const std::invalid_argument& e) {
@@ -113,15 +161,23 @@ TrialRunner make_runner(bool in_process, double timeout_s) {
     TrialSpec s = t;
     s.trial = (*counter)++;  // distinct ids keep the worker's markers apart
     s.watchdog_s = std::max(0.2, timeout_s / 2);
-    return supervisor_for(require_workload(s.workload)).run(s, timeout_s);
+    return supervisor_for(s).run(s, timeout_s);
   };
 }
 
 void print_summary(const CellSpec& spec, const CellSummary& sum) {
-  std::printf("%s / %s / %s / %d threads: %lld trials in %.2f s (%.1f trials/s)\n",
-              spec.scenario.empty() ? spec.workload.c_str() : spec.scenario.c_str(),
-              spec.mitigation.empty() ? "default" : spec.mitigation.c_str(), spec.strategy.c_str(), spec.threads,
-              static_cast<long long>(sum.trials), sum.wall_s, sum.wall_s > 0 ? sum.trials / sum.wall_s : 0.0);
+  if (spec.workload == kExecWorkload) {
+    std::printf("%s / %s: %lld trials in %.2f s (%.1f trials/s)\n",
+                spec.scenario.empty() ? spec.knobs.at("argv")[0].get_ref<const std::string&>().c_str()
+                                      : spec.scenario.c_str(),
+                spec.strategy.c_str(), static_cast<long long>(sum.trials), sum.wall_s,
+                sum.wall_s > 0 ? sum.trials / sum.wall_s : 0.0);
+  } else {
+    std::printf("%s / %s / %s / %d threads: %lld trials in %.2f s (%.1f trials/s)\n",
+                spec.scenario.empty() ? spec.workload.c_str() : spec.scenario.c_str(),
+                spec.mitigation.empty() ? "default" : spec.mitigation.c_str(), spec.strategy.c_str(), spec.threads,
+                static_cast<long long>(sum.trials), sum.wall_s, sum.wall_s > 0 ? sum.trials / sum.wall_s : 0.0);
+  }
   for (const auto& [outcome, n] : sum.by_outcome)
     std::printf("  %-16s %lld\n", outcome.c_str(), static_cast<long long>(n));
   double rate = sum.trials ? static_cast<double>(sum.failures) / static_cast<double>(sum.trials) : 0;

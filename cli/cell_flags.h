@@ -10,21 +10,29 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/cell.h"
+#include "engine/exec_host.h"
 #include "engine/minimize.h"
 #include "engine/schedule.h"
 
 namespace racelab::cli {
 
-// The flags of `racelab run` and `racelab reproduce`: one cell of trials.
+// The flags of `racelab run`, `racelab exec` and `racelab reproduce`: one
+// cell of trials. With --exec (always, for `racelab exec`) the positional
+// arguments are a program and its arguments (after `--`), run as the workload
+// "exec" (engine/exec_host.h).
 struct CellFlags {
   CellSpec spec;
+  std::vector<std::string> positional;  // WORKLOAD, or with --exec: PROGRAM ARGS...
+  bool exec = false;
+  ExecProgram program;
   std::vector<std::string> knobs;
   std::string results;
   bool in_process = false;
   bool quiet = false;
   bool show_schedule_files = true;  // false: the caller moves them (reproduce)
 
-  void add(CLI::App& app, const std::string& default_strategy, int64_t default_budget);
+  // exec_only: `racelab exec` (no --exec flag, no workload, no knobs).
+  void add(CLI::App& app, const std::string& default_strategy, int64_t default_budget, bool exec_only = false);
 };
 
 // `--python CMD`: the Python that runs real-torch workloads (engine/python_host.h).

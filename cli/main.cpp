@@ -33,6 +33,7 @@ constexpr Command kCommands[] = {
     {"reproduce", "Find a failing schedule, save and minimise it", &cli::reproduce_command},
     {"replay", "Replay a schedule file or racelab1: string", &cli::replay_command},
     {"minimize", "Shrink a failing schedule to its fewest preemptions", &cli::minimize_command},
+    {"exec", "Run trials of an unmodified program (-- PROGRAM ARGS) under controlled scheduling", &cli::exec_command},
     {"list", "List workloads, their knobs and mitigations", &cli::list_command},
     {"validate", "Check scenario files (schema, workloads, knobs, budgets)", &cli::validate_command},
     {"compare", "Run the scenario catalogue and write the mitigation comparison", &cli::compare_command},
@@ -46,6 +47,7 @@ constexpr Command kCommands[] = {
     {"bench", "Benchmarks: scheduling cost, time to reproduce, mitigation cost, scaling", &cli::bench_command},
     {"version", "Print the version and build options", &cli::version_command},
     {"__worker", "(internal) the supervised trial worker", &cli::worker_command},
+    {"__exec-worker", "(internal) the exec host's trial worker", &cli::exec_worker_command},
 };
 
 bool internal(const Command& c) { return std::strncmp(c.name, "__", 2) == 0; }

@@ -28,7 +28,12 @@ int reproduce_command(int argc, char** argv) {
       ->check(positive_integer())
       ->capture_default_str();
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
-  if (out_path.empty()) out_path = f.spec.workload + ".schedule.json";
+  if (out_path.empty()) {
+    // The program's file name for --exec: what a person looks for.
+    std::string base = f.positional.at(0);
+    if (base.find('/') != std::string::npos) base = base.substr(base.rfind('/') + 1);
+    out_path = base + ".schedule.json";
+  }
   std::string dir = out_path.find('/') == std::string::npos ? "." : out_path.substr(0, out_path.rfind('/'));
   f.spec.stop_at_first_failure = true;
   f.spec.schedule_dir = dir;

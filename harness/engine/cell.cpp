@@ -9,6 +9,7 @@
 
 #include "engine/driver.h"
 #include "engine/python_host.h"
+#include "engine/exec_host.h"
 #include "engine/run_trial.h"
 #include "engine/schedule.h"
 #include "engine/strategy.h"
@@ -78,7 +79,8 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
         w.name, spec.strategy));
   if (!w.host.empty() && !spec.supervised)
     throw std::invalid_argument(fmt::format("workload '{}' runs in a {} worker, never in-process", w.name, w.host));
-  Supervisor* supervisor = spec.supervised ? &supervisor_for(w) : nullptr;
+  // A Python workload without --python is a configuration error before any trial.
+  if (spec.supervised && spec.workload != kExecWorkload) (void)supervisor_for(w);
   if (!spec.schedule_dir.empty()) ::mkdir(spec.schedule_dir.c_str(), 0755);
 
   CellSummary sum;
@@ -103,7 +105,11 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     ts.watchdog_s = std::max(0.2, spec.trial_timeout_s / 2);
     if (!driver->next(trial, &ts.strategy)) break;
 
-    TrialResult r = supervisor != nullptr ? supervisor->run(ts, spec.trial_timeout_s) : run_trial(ts);
+    TrialResult r = spec.supervised ? supervisor_for(ts).run(ts, spec.trial_timeout_s) : run_trial(ts);
+    // An exec program that never reached main or cannot run here: bad input,
+    // before anything is written (engine/exec_host.h).
+    if (ts.workload == kExecWorkload && r.metrics.is_object() && r.metrics.value("bad_input", false))
+      throw ExecError(r.detail);
     driver->observe(r);
 
     TrialRecord rec;

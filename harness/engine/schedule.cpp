@@ -208,7 +208,7 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
     const json& d = ds[i];
     std::string at = fmt::format("decisions[{}]", i);
     if (!d.is_object()) bad(src, at, "an object", d);
-    only_keys(d, src, at, {"step", "thread", "point", "preemption", "object", "access"});
+    only_keys(d, src, at, {"step", "thread", "point", "preemption", "object", "access", "let_go"});
     Decision x;
     x.step = req_int(d, src, "step", 0, at + ".step");
     if (x.step != static_cast<int64_t>(i)) bad(src, at + ".step", std::to_string(i), d["step"]);
@@ -229,6 +229,9 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
     } else if (!field(d, "access").is_null()) {
       bad(src, at + ".object", "an object number (access needs one)", field(d, "object"));
     }
+    const json& lg = field(d, "let_go");
+    if (!lg.is_null() && !lg.is_boolean()) bad(src, at + ".let_go", "true or false", lg);
+    x.let_go = lg.is_boolean() && lg.get<bool>();
     s.decisions.push_back(std::move(x));
   }
   const json& es = field(j, "events");
@@ -299,6 +302,7 @@ TrialSpec Schedule::replay_spec() const {
   for (const auto& d : decisions) {
     json x = {{"thread", d.thread}};
     if (points_known) x["point"] = d.point;
+    if (d.let_go) x["let_go"] = true;
     ds.push_back(std::move(x));
   }
   t.strategy = {{"kind", "replay"}, {"decisions", std::move(ds)}};

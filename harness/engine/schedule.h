@@ -7,6 +7,8 @@
 //    "decisions":[{"step":0,"thread":1,"point":"capture.flag_set","preemption":true,
 //                  "object":0,"access":"write"},...],  <- object, access: only when the point named
 //                                                         an object (racelab/point.h), numbered per trial
+//                 (a decision made because a thread was let go after an
+//                  uncontrolled wait also has "let_go":true; engine/scheduler.h)
 //    "events":[{"step":3,"thread":1,"kind":"point|block|acquire|release|start|end|join","what":"..."},...],
 //    "outcome":{"class":"stuck_state","detail":"...","failing_step":17},
 //    "preemptions":3, "minimized_from_preemptions":5}     <- only when minimised

@@ -1,5 +1,6 @@
 #include "engine/scheduler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <thread>
@@ -106,17 +107,22 @@ void Scheduler::throw_aborted(Lock& lk) {
   std::this_thread::yield();
 }
 
-void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self) {  // lk: held by the caller
+void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool let_go) {  // lk: held by the caller
   std::vector<int> runnable;
-  bool all_ended = true;
+  bool all_ended = true, any_free = false;
   for (size_t i = 0; i < threads_.size(); ++i) {
     if (threads_[i].state == State::kRunnable) runnable.push_back(static_cast<int>(i));
     if (threads_[i].state != State::kEnded) all_ended = false;
+    if (threads_[i].state == State::kFree) any_free = true;
   }
   if (runnable.empty()) {
     if (all_ended) {
       finished_ = true;
       state_cv_.notify_all();
+    } else if (any_free) {
+      // A thread that was let go runs on and may release what the others wait
+      // for: nobody runs until it calls in again (or the watchdog gives up).
+      current_ = -1;
     } else {
       abort_locked(Outcome::kHang, describe_deadlock());
     }
@@ -127,6 +133,12 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self) {  // lk: held b
     return;
   }
   bool self_runnable = threads_[self].state == State::kRunnable;
+  if (yield && self_runnable && runnable.size() > 1) {
+    // Stepping aside: the others are the candidates, and choosing one of them
+    // is what the caller asked for, not a preemption.
+    runnable.erase(std::find(runnable.begin(), runnable.end(), self));
+    self_runnable = false;
+  }
   ChoiceContext ctx;
   ctx.step = step_;
   ctx.requester = self;
@@ -134,6 +146,7 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self) {  // lk: held b
   ctx.runnable = &runnable;
   ctx.pending = &pending_;
   ctx.footprints = &footprints_;
+  ctx.let_go = let_go;
   std::string why;
   int next = strategy_->choose(ctx, &why);
   if (next < 0) {
@@ -150,6 +163,7 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self) {  // lk: held b
   d.runnable = std::move(runnable);
   d.object = footprints_[next].object;
   d.write = footprints_[next].write;
+  d.let_go = let_go;
   if (d.preemption) ++preemptions_;
   if (options_.on_decision) options_.on_decision(d);
   decisions_.push_back(std::move(d));
@@ -159,6 +173,19 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self) {  // lk: held b
     current_ = next;
     threads_[next].cv.notify_one();
   }
+}
+
+void Scheduler::rejoin(Lock& lk, int self, const char* where) {
+  auto& me = threads_[self];
+  if (me.state != State::kFree) return;
+  me.state = State::kRunnable;
+  add_event(self, "rejoin", where ? where : "");
+  if (current_ < 0) {
+    current_ = self;  // nobody runs: the one that comes back does
+    return;
+  }
+  pending_[self] = where;
+  wait_turn(lk, self);
 }
 
 void Scheduler::wait_turn(Lock& lk, int self) {
@@ -172,12 +199,47 @@ void Scheduler::on_access(const char* name, const void* object, Access access) {
   int me = self();
   Lock lk(mu_);
   if (aborted_) return throw_aborted(lk);
+  rejoin(lk, me, name);
+  if (aborted_) return throw_aborted(lk);
   pending_[me] = name;
   footprints_[me] = footprint_of(object, access == Access::kWrite);
   add_event(me, "point", name ? name : "");
   reschedule(lk, me);
   wait_turn(lk, me);
   if (aborted_) return throw_aborted(lk);
+}
+
+void Scheduler::on_yield(const char* name) {
+  int me = self();
+  Lock lk(mu_);
+  if (aborted_) return throw_aborted(lk);
+  rejoin(lk, me, name);
+  if (aborted_) return throw_aborted(lk);
+  pending_[me] = name;
+  add_event(me, "yield", name ? name : "");
+  reschedule(lk, me, /*yield=*/true);
+  wait_turn(lk, me);
+  if (aborted_) return throw_aborted(lk);
+}
+
+bool Scheduler::let_go(int thread, const std::string& why) {
+  Lock lk(mu_);
+  if (aborted_ || finished_ || thread < 0 || current_ != thread) return false;
+  if (threads_[thread].state != State::kRunnable) return false;
+  bool other = false;
+  for (size_t i = 0; i < threads_.size(); ++i)
+    other = other || (static_cast<int>(i) != thread && threads_[i].state == State::kRunnable);
+  if (!other) return false;  // nobody else could run: letting go changes nothing
+  threads_[thread].state = State::kFree;
+  pending_[thread] = "racelab.let_go";
+  add_event(thread, "let_go", why);
+  reschedule(lk, thread, /*yield=*/false, /*let_go=*/true);
+  return true;
+}
+
+int Scheduler::current() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return current_;
 }
 
 int Scheduler::on_thread_create() {
@@ -195,7 +257,11 @@ void Scheduler::on_thread_start(int id) {
   tl_id = id;
   Lock lk(mu_);
   add_event(id, "start", "thread.start");
-  wait_turn(lk, id);
+  // A thread the OS started late may have been let go before it got here.
+  if (threads_[id].state == State::kFree)
+    rejoin(lk, id, "thread.start");
+  else
+    wait_turn(lk, id);
   if (aborted_) {
     lk.unlock();
     throw TrialAborted(abort_detail_);  // inside racelab::Thread's try
@@ -204,6 +270,7 @@ void Scheduler::on_thread_start(int id) {
 
 void Scheduler::on_thread_end(int id) {
   Lock lk(mu_);
+  if (!aborted_) rejoin(lk, id, "thread.end");
   auto& me = threads_[id];
   me.state = State::kEnded;
   add_event(id, "end", "thread.end");
@@ -226,6 +293,7 @@ void Scheduler::on_thread_end(int id) {
 void Scheduler::on_join(int id) {
   int me = self();
   Lock lk(mu_);
+  if (!aborted_) rejoin(lk, me, "thread.join");
   if (!aborted_ && threads_[id].state != State::kEnded) {
     threads_[me].state = State::kJoining;
     threads_[me].join_target = id;
@@ -244,6 +312,8 @@ void Scheduler::on_block(const void* resource, const char* what) {
   int me = self();
   Lock lk(mu_);
   if (aborted_) return throw_aborted(lk);
+  rejoin(lk, me, what);
+  if (aborted_) return throw_aborted(lk);
   auto& t = threads_[me];
   t.state = State::kBlocked;
   t.blocked_on = resource;
@@ -258,11 +328,13 @@ void Scheduler::on_block(const void* resource, const char* what) {
 
 void Scheduler::on_release(const void* resource) {
   int me = self();
-  std::lock_guard<std::mutex> lk(mu_);
+  Lock lk(mu_);
   if (aborted_) {
     state_cv_.notify_all();
     return;
   }
+  if (me >= 0) rejoin(lk, me, name_of(resource));
+  if (aborted_) return;
   for (auto& t : threads_) {
     if (t.state == State::kBlocked && t.blocked_on == resource) {
       t.state = State::kRunnable;
@@ -277,6 +349,11 @@ void Scheduler::on_acquire(const void* resource, const char* what) {
   std::lock_guard<std::mutex> lk(mu_);
   names_[resource] = what;
   if (!aborted_) add_event(me, "acquire", what);
+}
+
+std::vector<Event> Scheduler::copy_events() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return events_;
 }
 
 bool Scheduler::wait_finished(double seconds) {

@@ -82,6 +82,8 @@ class Scheduler : public Controller {
   int64_t uncontrolled() const { return uncontrolled_.load(); }
   std::vector<Decision> take_decisions() { return std::move(decisions_); }
   std::vector<Event> take_events() { return std::move(events_); }
+  // While threads may still run (a trial process reporting before it ends).
+  std::vector<Event> copy_events() const;
   bool events_truncated() const { return events_truncated_; }
 
   // Controller.
@@ -96,8 +98,24 @@ class Scheduler : public Controller {
   void on_release(const void* resource) override;
   void on_acquire(const void* resource, const char* what) override;
 
+  // Hosts that see more than racelab::point (the exec host's preload shim):
+  //  - on_yield(name): a step at which the caller steps aside (sched_yield, a
+  //    sleep, a timed wait): another runnable thread is chosen when there is
+  //    one, and the choice is not a preemption.
+  //  - let_go(thread, why): the watchdog saw `thread` run without reaching a
+  //    step for too long (an uncontrolled wait: a futex, a spin loop, a pool
+  //    racelab cannot see). If it is still the running thread and another can
+  //    run, it is let go -- it runs on freely, no longer waited for -- and the
+  //    step is recorded with Decision::let_go, so a replay can say that
+  //    determinism was lost there. A thread let go rejoins at its next call
+  //    into the scheduler and waits for its turn. Returns whether it let go.
+  //  - current(): the running managed thread, -1 when none (all let go).
+  void on_yield(const char* name);
+  bool let_go(int thread, const std::string& why);
+  int current() const;
+
  private:
-  enum class State { kRunnable, kBlocked, kJoining, kEnded };
+  enum class State { kRunnable, kBlocked, kJoining, kEnded, kFree };
   struct ManagedThread {
     State state = State::kRunnable;
     const void* blocked_on = nullptr;
@@ -109,7 +127,11 @@ class Scheduler : public Controller {
   int self() const;
   void add_event(int thread, const char* kind, const std::string& what);
   // One step, by the running thread `self` whose state is already updated.
-  void reschedule(Lock& lk, int self);
+  // yield: `self` steps aside when another can run; let_go: see let_go().
+  void reschedule(Lock& lk, int self, bool yield = false, bool let_go = false);
+  // A thread that was let go calls in again: it waits until it is chosen
+  // (at once when no thread is running) and is the running thread after.
+  void rejoin(Lock& lk, int self, const char* where);
   // Sleeps until `self` is chosen again or the trial is aborted.
   void wait_turn(Lock& lk, int self);
   void abort_locked(Outcome outcome, const std::string& detail);

@@ -194,6 +194,7 @@ class FollowStrategy : public Strategy {
   struct Step {
     int thread;
     std::string point;  // empty: not checked
+    bool let_go = false;  // the recorded run let its requester go here (time, not the program)
   };
   FollowStrategy(std::vector<Step> steps, bool strict) : steps_(std::move(steps)), strict_(strict) {}
   int choose(const ChoiceContext& ctx, std::string* why) override {
@@ -203,6 +204,18 @@ class FollowStrategy : public Strategy {
       return -1;
     }
     const Step& s = steps_[ctx.step];
+    if (strict_ && s.let_go != ctx.let_go) {
+      // Where a thread was let go, the run depended on time: say so rather
+      // than report a bare mismatch further on.
+      *why = s.let_go
+                 ? fmt::format("step {}: determinism was lost here: the recorded run let thread {} go after an "
+                               "uncontrolled wait (no scheduling point within the bound), this run reached a point",
+                               ctx.step, ctx.requester)
+                 : fmt::format("step {}: determinism was lost here: thread {} was let go after an uncontrolled wait "
+                               "(no scheduling point within the bound), which the recorded run did not do",
+                               ctx.step, ctx.requester);
+      return -1;
+    }
     if (!contains(*ctx.runnable, s.thread)) {
       *why = fmt::format("step {}: the schedule chooses thread {}, but only threads [{}] can run", ctx.step,
                          s.thread, fmt::join(*ctx.runnable, ","));
@@ -287,7 +300,7 @@ std::unique_ptr<Strategy> make_strategy(const json& spec, uint64_t seed) {
       if (!prefix.is_array()) bad("prefix", "an array of thread ids", prefix);
       for (const auto& t : prefix) {
         if (!t.is_number_integer()) bad("prefix[]", "a thread id", t);
-        steps.push_back({t.get<int>(), ""});
+        steps.push_back({t.get<int>(), "", false});
       }
       return std::make_unique<FollowStrategy>(std::move(steps), false);
     }
@@ -299,7 +312,8 @@ std::unique_ptr<Strategy> make_strategy(const json& spec, uint64_t seed) {
       if (!t.is_number_integer() || t.get<int>() < 0)
         bad(fmt::format("decisions[{}].thread", i), "a thread id >= 0", t);
       std::string point = d.is_object() ? d.value("point", "") : "";
-      steps.push_back({t.get<int>(), point});
+      bool let_go = d.is_object() && d.value("let_go", false);
+      steps.push_back({t.get<int>(), point, let_go});
     }
     return std::make_unique<FollowStrategy>(std::move(steps), true);
   }

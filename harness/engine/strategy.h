@@ -50,6 +50,9 @@ struct ChoiceContext {
   const std::vector<int>* runnable = nullptr;          // candidates, ascending, never empty
   const std::vector<const char*>* pending = nullptr;   // per thread id: the point it waits at
   const std::vector<Footprint>* footprints = nullptr;  // per thread id: what its next step touches
+  // The requester did not ask: the watchdog let it go (Scheduler::let_go),
+  // a step that depends on timing. A replay says determinism was lost here.
+  bool let_go = false;
 };
 
 // The non-preemptive default: keep the requester if it can run, else the

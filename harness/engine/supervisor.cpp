@@ -268,22 +268,9 @@ TrialResult Supervisor::recover(const TrialSpec& spec, Outcome outcome, const st
   r.outcome = outcome;
   r.detail = detail;
   if (trace_ != nullptr && trace_->trial.load() == spec.trial) {
-    int64_t n = std::min(trace_->count.load(std::memory_order_acquire), kTraceMax);
-    for (int64_t i = 0; i < n; ++i) {
-      const TraceRec& rec = trace_->recs[i];
-      Decision d;
-      d.step = i;
-      d.thread = rec.thread;
-      d.requester = rec.requester;
-      d.point = std::string(rec.point, strnlen(rec.point, sizeof(rec.point)));
-      d.preemption = rec.preemption != 0;
-      d.requester_runnable = rec.requester_runnable != 0;
-      for (int t = 0; t < 64; ++t)
-        if (rec.runnable & (uint64_t{1} << t)) d.runnable.push_back(t);
-      if (d.preemption) ++r.preemptions;
-      r.decisions.push_back(std::move(d));
-    }
-    r.steps = n;
+    r.decisions = read_trace(*trace_);
+    for (const auto& d : r.decisions) r.preemptions += d.preemption ? 1 : 0;
+    r.steps = static_cast<int64_t>(r.decisions.size());
   }
   r.failing_step = r.steps;
   return r;

@@ -34,6 +34,7 @@ json decision_to_json(const Decision& d) {
     j["object"] = d.object;
     j["access"] = d.write ? "write" : "read";
   }
+  if (d.let_go) j["let_go"] = true;  // only where it happened: older readers see no new key
   return j;
 }
 
@@ -76,6 +77,7 @@ TrialResult TrialResult::from_json(const json& j) {
     d.runnable = x.value("runnable", std::vector<int>{});
     d.object = x.value("object", -1);
     d.write = x.value("access", "write") != "read";
+    d.let_go = x.value("let_go", false);
     r.decisions.push_back(std::move(d));
   }
   for (const auto& x : j.value("events", json::array())) {

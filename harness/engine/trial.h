@@ -49,6 +49,9 @@ struct Decision {
   // object -1 = no object named (dependent on everything).
   int object = -1;
   bool write = true;
+  // The requester was let go after an uncontrolled wait (Scheduler::let_go):
+  // this step happened because of time, not of the program.
+  bool let_go = false;
 };
 
 struct Event {

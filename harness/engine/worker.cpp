@@ -77,20 +77,7 @@ SharedTrace* open_worker_channel() {
 }
 
 std::function<void(const Decision&)> mirror_decisions(SharedTrace* trace) {
-  return [trace](const Decision& d) {
-    int64_t i = trace->count.load(std::memory_order_relaxed);
-    if (i >= kTraceMax) return;
-    TraceRec& rec = trace->recs[i];
-    rec.thread = d.thread;
-    rec.requester = d.requester;
-    rec.runnable = 0;
-    for (int t : d.runnable)
-      if (t < 64) rec.runnable |= uint64_t{1} << t;
-    rec.preemption = d.preemption;
-    rec.requester_runnable = d.requester_runnable;
-    std::snprintf(rec.point, sizeof(rec.point), "%s", d.point.c_str());
-    trace->count.store(i + 1, std::memory_order_release);
-  };
+  return [trace](const Decision& d) { mirror_decision(trace, d); };
 }
 
 int worker_main() {

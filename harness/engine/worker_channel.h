@@ -6,10 +6,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <string>
+#include <vector>
+
+#include "engine/trial.h"
 
 namespace racelab {
 
@@ -26,7 +32,8 @@ struct TraceRec {
   uint64_t runnable;  // bit i: thread i could run (threads >= 64 are not recorded)
   uint8_t preemption;
   uint8_t requester_runnable;
-  char point[46];
+  uint8_t let_go;
+  char point[45];
 };
 
 // The worker's last words: how the signal that is killing it was sent, written
@@ -46,6 +53,45 @@ struct SharedTrace {
   LastWords last_words;
   TraceRec recs[kTraceMax];
 };
+
+// Mirrors one decision into the trace as it is made (the worker's, and the
+// exec host's trial process's, Scheduler::Options::on_decision).
+inline void mirror_decision(SharedTrace* trace, const Decision& d) {
+  int64_t i = trace->count.load(std::memory_order_relaxed);
+  if (i >= kTraceMax) return;
+  TraceRec& rec = trace->recs[i];
+  rec.thread = d.thread;
+  rec.requester = d.requester;
+  rec.runnable = 0;
+  for (int t : d.runnable)
+    if (t < 64) rec.runnable |= uint64_t{1} << t;
+  rec.preemption = d.preemption;
+  rec.requester_runnable = d.requester_runnable;
+  rec.let_go = d.let_go;
+  std::snprintf(rec.point, sizeof(rec.point), "%s", d.point.c_str());
+  trace->count.store(i + 1, std::memory_order_release);
+}
+
+// The decisions mirrored so far (what survives a process that died mid-trial).
+inline std::vector<Decision> read_trace(const SharedTrace& trace) {
+  std::vector<Decision> out;
+  int64_t n = std::min(trace.count.load(std::memory_order_acquire), kTraceMax);
+  for (int64_t i = 0; i < n; ++i) {
+    const TraceRec& rec = trace.recs[i];
+    Decision d;
+    d.step = i;
+    d.thread = rec.thread;
+    d.requester = rec.requester;
+    d.point = std::string(rec.point, strnlen(rec.point, sizeof(rec.point)));
+    d.preemption = rec.preemption != 0;
+    d.requester_runnable = rec.requester_runnable != 0;
+    d.let_go = rec.let_go != 0;
+    for (int t = 0; t < 64; ++t)
+      if (rec.runnable & (uint64_t{1} << t)) d.runnable.push_back(t);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
 
 // The environment variable that gives the worker its supervisor's pid, so it
 // can tell whether the parent it was started by is still its parent.

@@ -1,0 +1,32 @@
+// `racelab exec`: trials of an unmodified, dynamically linked program under
+// controlled scheduling (the exec host, harness/engine/exec_host.h).
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/cell_flags.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "racelab/exit_code.h"
+
+namespace racelab::cli {
+
+int exec_command(int argc, char** argv) {
+  CLI::App app{"Run trials of an unmodified, dynamically linked program under a strategy: "
+               "racelab exec [options] -- PROGRAM ARGS... Its pthread calls (threads, mutexes, condition variables, "
+               "rwlocks, barriers, once, semaphores, yields and sleeps; std::thread and std::mutex with them) become "
+               "scheduling points. Outcomes: exit status other than --expect-exit -> error, a signal -> crash, every "
+               "thread blocked -> hang (naming the lock-order cycle), --fail-on-output -> wrong_result",
+               argv[0]};
+  CellFlags f;
+  f.add(app, "random", 100, /*exec_only=*/true);
+  app.add_option("--schedule-dir", f.spec.schedule_dir, "Write the first failing schedule of each outcome class here");
+  app.add_flag("--stop-at-first-failure", f.spec.stop_at_first_failure, "Stop at the first trial that does not hold");
+  if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  CellSummary sum;
+  if (int rc = run_cell_flags(f, &sum); rc != kGoOn) return rc;
+  print_summary(f.spec, sum);
+  return sum.failures > 0 ? kExitExpectationFailed : kExitOk;
+}
+
+}  // namespace racelab::cli

@@ -1,0 +1,80 @@
+// engine/exec_host.h -- the exec host: trials of an unmodified, dynamically
+// linked program (`racelab exec -- PROGRAM ARGS...`), on the same engine.
+//
+// One engine, several hosts: an exec trial is a TrialSpec like any other, of
+// the workload "exec", whose knobs name the program. The supervisor runs it in
+// a worker (`racelab __exec-worker`) that speaks the usual worker protocol
+// (engine/supervisor.h) on one side, and drives the program on the other
+// (engine/exec_protocol.h): the program runs with the preload library
+// (harness/preload/), which turns its pthread calls into steps of the engine's
+// Scheduler. So strategies, replay, minimisation and reports work unchanged.
+//
+// Knobs of "exec" (recorded in results and schedules):
+//   argv            the program (an absolute path) and its arguments
+//   program_id      "SIZE:FNV1A64" of the program file: a schedule made for
+//                   another program is bad input, not a divergence
+//   fork_server     true: fork a copy of the program stopped at main per
+//                   trial; false: exec it per trial
+//   fail_on_output  a regular expression (ECMAScript); a trial whose output
+//                   matches is wrong_result ("" = none)
+//   expect_exit     the exit status of a passing run (else: error)
+//   let_go_ms       a running thread with no scheduling point for this long
+//                   is let go (an uncontrolled wait; 0 = never)
+//
+// Outcomes: the program's exit status other than expect_exit -> error; death
+// by a signal (abort() included) -> crash; every thread blocked -> hang, with
+// who waits for which lock held by whom (the lock-order cycle first); no step
+// for the watchdog's time -> hang; a replay that cannot follow -> divergence.
+#ifndef RACELAB_ENGINE_EXEC_HOST_H_
+#define RACELAB_ENGINE_EXEC_HOST_H_
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/supervisor.h"
+#include "engine/trial.h"
+
+namespace racelab {
+
+inline constexpr const char* kExecWorkload = "exec";
+
+// Bad input about the program (missing, not ELF, static, another program):
+// the message names the program and what was expected. Exit 3.
+class ExecError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ExecProgram {
+  std::vector<std::string> argv;  // argv[0]: the program, as typed (PATH is searched)
+  bool fork_server = true;
+  std::string fail_on_output;
+  int expect_exit = 0;
+  int let_go_ms = 100;
+};
+
+// The knobs of the "exec" workload for `program`, after checking it (throws ExecError).
+nlohmann::json exec_knobs(const ExecProgram& program);
+// Checks knobs read back (a schedule, a results file): the program is there,
+// is a dynamically linked ELF executable and is the one they were made for.
+void check_exec_program(const nlohmann::json& knobs);
+
+// The supervisor that runs `spec`: one per program for exec trials (its
+// worker keeps the fork server warm), supervisor_for(workload) for the rest
+// (engine/python_host.h).
+Supervisor& supervisor_for(const TrialSpec& spec);
+
+// The preload library: $RACELAB_PRELOAD, next to this executable, or in the
+// build tree; ExecError when none is found.
+std::string preload_library();
+
+// `racelab __exec-worker (--fork-server|--exec-per-trial) -- PROGRAM ARGS...`:
+// the exec host's worker loop. Returns an exit code.
+int exec_worker_main(int argc, char** argv);
+
+}  // namespace racelab
+
+#endif  // RACELAB_ENGINE_EXEC_HOST_H_

@@ -1,0 +1,221 @@
+// engine/exec_program.cpp -- the "exec" workload: its knobs, the checks on the
+// program they name, and the supervisor per program (engine/exec_host.h).
+#include <elf.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "engine/exec_host.h"
+#include "engine/python_host.h"
+#include "engine/run_trial.h"
+#include "racelab/workload.h"
+
+#ifndef RACELAB_PRELOAD_BUILD_PATH
+#define RACELAB_PRELOAD_BUILD_PATH ""
+#endif
+
+namespace racelab {
+
+using nlohmann::json;
+
+namespace {
+
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// The program's absolute path, found as execvp would (a name without a slash: $PATH).
+std::string resolve(const std::string& name) {
+  std::string found;
+  if (name.find('/') != std::string::npos) {
+    struct stat st {};
+    if (::stat(name.c_str(), &st) != 0) throw ExecError(fmt::format("program {}: no such file", name));
+    if (!is_executable_file(name)) throw ExecError(fmt::format("program {}: not an executable file", name));
+    found = name;
+  } else {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    size_t start = 0;
+    while (start <= dirs.size()) {
+      size_t end = dirs.find(':', start);
+      if (end == std::string::npos) end = dirs.size();
+      std::string dir = dirs.substr(start, end - start);
+      std::string cand = (dir.empty() ? "." : dir) + "/" + name;
+      if (is_executable_file(cand)) {
+        found = cand;
+        break;
+      }
+      start = end + 1;
+    }
+    if (found.empty()) throw ExecError(fmt::format("program {}: not found (no such file here, and not on PATH)", name));
+  }
+  char buf[PATH_MAX];
+  if (::realpath(found.c_str(), buf) == nullptr) throw ExecError(fmt::format("program {}: {}", name, std::strerror(errno)));
+  return buf;
+}
+
+// Whether `path` is an ELF executable with a program interpreter (dynamically
+// linked): the preload library reaches nothing else.
+void check_elf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  Elf64_Ehdr eh{};
+  in.read(reinterpret_cast<char*>(&eh), sizeof(eh));
+  if (!in || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+    const bool script = eh.e_ident[0] == '#' && eh.e_ident[1] == '!';
+    throw ExecError(fmt::format("program {}: not an ELF executable{}", path,
+                                script ? " but a script: name the program it runs, e.g. racelab exec -- python3 "
+                                         "SCRIPT (racelab controls the interpreter's threads)"
+                                       : ""));
+  }
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64)
+    throw ExecError(fmt::format("program {}: a 32-bit ELF file; racelab's preload library is 64-bit", path));
+  bool dynamic = false;
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph{};
+    in.seekg(static_cast<std::streamoff>(eh.e_phoff + static_cast<uint64_t>(i) * eh.e_phentsize));
+    in.read(reinterpret_cast<char*>(&ph), sizeof(ph));
+    if (!in) break;
+    dynamic = dynamic || ph.p_type == PT_INTERP;
+  }
+  if (!dynamic)
+    throw ExecError(fmt::format(
+        "program {}: statically linked (no program interpreter): racelab exec interposes the program's pthread "
+        "calls through the dynamic linker (LD_PRELOAD), which a static program never runs; link it dynamically",
+        path));
+}
+
+// "SIZE:FNV1A64": cheap, and enough to tell one build of a program from another.
+std::string program_id(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  uint64_t h = 1469598103934665603ULL, size = 0;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+    const auto n = static_cast<size_t>(in.gcount());
+    for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ULL;
+    size += n;
+  }
+  return fmt::format("{}:{:016x}", size, h);
+}
+
+std::vector<std::string> argv_of(const json& knobs) {
+  std::vector<std::string> out;
+  const json& a = knobs.at("argv");
+  if (!a.is_array() || a.empty()) throw KnobError("argv", a.dump(), "the program and its arguments, as strings");
+  for (const auto& x : a) {
+    if (!x.is_string()) throw KnobError("argv", a.dump(), "the program and its arguments, as strings");
+    out.push_back(x.get<std::string>());
+  }
+  return out;
+}
+
+void check_knobs(const json& knobs) {
+  std::vector<std::string> argv = argv_of(knobs);
+  try {
+    std::regex(knobs.at("fail_on_output").get<std::string>());
+  } catch (const std::regex_error& e) {
+    throw KnobError("fail_on_output", knobs.at("fail_on_output").dump(),
+                    fmt::format("a regular expression ({})", e.what()));
+  }
+  int_knob(knobs, "expect_exit", 0, 255);
+  int_knob(knobs, "let_go_ms", 0, 600000);
+  try {
+    check_exec_program(knobs);
+  } catch (const ExecError& e) {
+    throw KnobError("argv", knobs.at("argv").dump(), fmt::format("a program that runs here ({})", e.what()));
+  }
+}
+
+const WorkloadRegistrar kExec{Workload{
+    kExecWorkload,
+    "an unmodified, dynamically linked program under the preload library (racelab exec -- PROGRAM ARGS)",
+    json{{"argv", json::array()},
+         {"program_id", ""},
+         {"fork_server", true},
+         {"fail_on_output", ""},
+         {"expect_exit", 0},
+         {"let_go_ms", 100}},
+    {"none"},
+    false,
+    nullptr,
+    [](const TrialInput&) -> Observation {
+      throw std::invalid_argument("an exec trial runs in its own program, never in racelab's process (drop --in-process)");
+    },
+    check_knobs}};
+
+std::string exe_dir() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, static_cast<size_t>(n));
+  return p.substr(0, p.find_last_of('/'));
+}
+
+}  // namespace
+
+json exec_knobs(const ExecProgram& p) {
+  if (p.argv.empty()) throw ExecError("no program: racelab exec [options] -- PROGRAM ARGS...");
+  std::vector<std::string> argv = p.argv;
+  argv[0] = resolve(argv[0]);
+  check_elf(argv[0]);
+  return json{{"argv", argv},
+              {"program_id", program_id(argv[0])},
+              {"fork_server", p.fork_server},
+              {"fail_on_output", p.fail_on_output},
+              {"expect_exit", p.expect_exit},
+              {"let_go_ms", p.let_go_ms}};
+}
+
+void check_exec_program(const json& knobs) {
+  std::vector<std::string> argv = argv_of(knobs);
+  const std::string path = resolve(argv[0]);
+  check_elf(path);
+  const std::string want = knobs.value("program_id", "");
+  if (!want.empty()) {
+    const std::string have = program_id(path);
+    if (have != want)
+      throw ExecError(fmt::format("program {}: not the program this was made for (recorded program_id {}, this file "
+                                  "is {}): rebuild it as it was, or reproduce again with this build",
+                                  path, want, have));
+  }
+}
+
+std::string preload_library() {
+  if (const char* env = std::getenv("RACELAB_PRELOAD")) {
+    if (::access(env, R_OK) != 0) throw ExecError(fmt::format("RACELAB_PRELOAD={}: no such library", env));
+    return env;
+  }
+  for (const std::string& cand : {exe_dir() + "/libracelab_preload.so", exe_dir() + "/../lib/libracelab_preload.so",
+                                  std::string(RACELAB_PRELOAD_BUILD_PATH)})
+    if (!cand.empty() && ::access(cand.c_str(), R_OK) == 0) return cand;
+  throw ExecError("the preload library libracelab_preload.so is neither next to racelab nor in ../lib (set "
+                  "RACELAB_PRELOAD to its path)");
+}
+
+Supervisor& supervisor_for(const TrialSpec& spec) {
+  if (spec.workload != kExecWorkload) return supervisor_for(require_workload(spec.workload));
+  static std::map<std::string, std::unique_ptr<Supervisor>> by_program;
+  std::vector<std::string> argv = argv_of(spec.knobs);
+  const bool fork_server = spec.knobs.value("fork_server", true);
+  std::string key = json(argv).dump() + (fork_server ? "|fork" : "|exec");
+  auto& slot = by_program[key];
+  if (!slot) {
+    SupervisorOptions opt;
+    opt.worker_argv = {"/proc/self/exe", "__exec-worker", fork_server ? "--fork-server" : "--exec-per-trial", "--"};
+    opt.worker_argv.insert(opt.worker_argv.end(), argv.begin(), argv.end());
+    slot = std::make_unique<Supervisor>(opt);
+  }
+  return *slot;
+}
+
+}  // namespace racelab

@@ -1,0 +1,75 @@
+// preload/control.h -- the state of the shim in a trial process: the engine's
+// Scheduler that decides, which threads it manages, and how a trial ends.
+//
+// Every interposed call asks controlled() first. False -- no trial, a thread
+// the scheduler does not manage (the shim's watchdog), or a call the shim
+// makes itself (inside the engine, `depth` > 0) -- and the call goes straight
+// to the C library. True, and the call becomes a scheduling step of the one
+// engine (engine/scheduler.h): exactly one managed thread runs at a time.
+#ifndef RACELAB_PRELOAD_CONTROL_H_
+#define RACELAB_PRELOAD_CONTROL_H_
+
+#include <atomic>
+#include <string>
+
+#include "engine/exec_protocol.h"
+#include "engine/scheduler.h"
+
+namespace racelab::preload {
+
+struct ThreadState {
+  bool managed = false;
+  int id = -1;     // the scheduler's id for this thread
+  int depth = 0;   // > 0 while the shim itself runs on this thread
+};
+
+// initial-exec: a preloaded library has static TLS, and the fast path must not
+// call __tls_get_addr.
+extern thread_local ThreadState tl __attribute__((tls_model("initial-exec")));
+
+extern Scheduler* g_sched;          // the trial's scheduler; never freed
+extern std::atomic<bool> g_active;  // a controlled trial is running in this process
+extern ExecReport* g_report;        // where the trial's report goes
+
+inline bool controlled() {
+  return g_active.load(std::memory_order_relaxed) && tl.managed && tl.depth == 0;
+}
+
+// Marks the shim's own work on this thread: the pthread calls the engine makes
+// (its own mutex and condition variables) go to the C library.
+struct Inside {
+  Inside() { ++tl.depth; }
+  ~Inside() { --tl.depth; }
+  Inside(const Inside&) = delete;
+  Inside& operator=(const Inside&) = delete;
+};
+
+// Runs f, which calls the scheduler. The scheduler abandons a trial (a
+// deadlock, a divergence, the step limit) by throwing TrialAborted; C frames
+// cannot be unwound, so the trial process reports and ends right here.
+[[noreturn]] void end_aborted();
+template <class F>
+void engine(F f) {
+  Inside in;
+  try {
+    f();
+  } catch (const TrialAborted&) {
+    end_aborted();
+  }
+}
+
+// Writes the trial's report once (engine/exec_protocol.h). A second caller
+// returns false (and, when the trial is over, should wait for the first to end it).
+bool write_report(bool aborted, const std::string& outcome, const std::string& detail, int64_t failing_step);
+
+// What the deadlock message names: who holds which lock, who waits for what.
+// `kind` is a string literal ("mutex", "rwlock", "condition variable", ...).
+void note_owner(const void* lock, int thread);  // thread -1: released
+void note_waiting(int thread, const void* object, const char* kind);  // object null: no longer waits
+// "thread 1 waits for mutex lock_a held by thread 2; ...", with the
+// lock-order cycle first when there is one.
+std::string describe_waits();
+
+}  // namespace racelab::preload
+
+#endif  // RACELAB_PRELOAD_CONTROL_H_

@@ -1,0 +1,242 @@
+// preload/start.cpp -- where the shim takes over: the start of main.
+//
+// __libc_start_main is interposed so that main runs through racelab_main.
+// Without kExecEnv (a program the program itself started, or the shim loaded
+// by hand) main runs as if the shim were not there. With it, this process
+// says hello to the exec worker and becomes a fork server, or runs one trial
+// (engine/exec_protocol.h). A trial process builds the engine's Scheduler
+// from the trial's spec, makes the main thread managed thread 0, starts the
+// watchdog and calls main.
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/exec_protocol.h"
+#include "engine/strategy.h"
+#include "engine/trial.h"
+#include "engine/worker_channel.h"
+#include "preload/control.h"
+#include "preload/real.h"
+
+extern char** environ;
+
+namespace racelab::preload {
+
+namespace {
+
+using MainFn = int (*)(int, char**, char**);
+MainFn g_main = nullptr;
+SharedTrace* g_trace = nullptr;
+
+struct WatchdogConfig {
+  double let_go_s = 0.1;   // a running thread with no step for this long is let go (0: never)
+  double limit_s = 10;     // no step at all for this long: the trial is a hang
+};
+WatchdogConfig g_watch;
+
+bool write_line(const std::string& s) { return write_all(kExecCtlOut, s + "\n"); }
+
+// One line from the worker; false at end of input.
+bool read_line(std::string* line) {
+  static std::string buf;
+  line->clear();
+  for (;;) {
+    size_t nl = buf.find('\n');
+    if (nl != std::string::npos) {
+      *line = buf.substr(0, nl);
+      buf.erase(0, nl + 1);
+      return true;
+    }
+    char chunk[65536];
+    ssize_t n = ::read(kExecCtlIn, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    buf.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+void sleep_s(double s) {
+  timespec ts{static_cast<time_t>(s), static_cast<long>((s - static_cast<double>(static_cast<time_t>(s))) * 1e9)};
+  real().nanosleep(&ts, nullptr);
+}
+
+// The watchdog: an unmanaged thread of the trial process. A managed thread
+// that runs without reaching a step for let_go_s waits where racelab cannot
+// see (a futex, a spin loop, a pool's own wait): it is let go so the others
+// can run. No step at all for limit_s: the trial is a hang, reported with
+// what every thread waits for.
+void* watchdog(void*) {
+  tl.depth = 1;  // everything this thread does is the shim's own
+  using Clock = std::chrono::steady_clock;
+  int64_t last = -1;
+  auto changed = Clock::now();
+  const double poll = g_watch.let_go_s > 0 ? std::min(0.005, g_watch.let_go_s / 4) : 0.005;
+  for (;;) {
+    sleep_s(poll);
+    const int64_t p = g_sched != nullptr ? g_sched->progress() : 0;
+    const auto now = Clock::now();
+    if (p != last) {
+      last = p;
+      changed = now;
+      continue;
+    }
+    const double idle = std::chrono::duration<double>(now - changed).count();
+    if (g_sched != nullptr && g_watch.let_go_s > 0 && idle >= g_watch.let_go_s) {
+      const int running = g_sched->current();
+      if (running >= 0 &&
+          g_sched->let_go(running, fmt::format("no scheduling point for {:g} ms (an uncontrolled wait)",
+                                               g_watch.let_go_s * 1000))) {
+        changed = now;
+        continue;
+      }
+    }
+    if (idle >= g_watch.limit_s) {
+      std::string detail = fmt::format(
+          "watchdog: no scheduling step for {:g} s (a thread waits where racelab cannot see it, with no other "
+          "thread left to run)",
+          g_watch.limit_s);
+      if (g_sched != nullptr) {
+        std::string waits = describe_waits();
+        detail += fmt::format("; thread {} was running", g_sched->current());
+        if (!waits.empty()) detail += "; " + waits;
+      }
+      if (write_report(true, "hang", detail, g_sched != nullptr ? g_sched->steps() : 0)) ::_exit(0);
+      return nullptr;
+    }
+  }
+}
+
+// main returned or exit() was called: scheduling stops (exit's destructors run
+// freely, the parked threads stay parked) and the trial reports.
+void report_at_exit() {
+  g_active.store(false);
+  write_report(false, "holds", "", -1);
+}
+
+[[noreturn]] void bad_spec(const std::string& why) {
+  write_report(true, "error", "racelab preload: bad trial spec: " + why, -1);
+  ::_exit(0);
+}
+
+int run_trial(const std::string& line, int argc, char** argv) {
+  Inside in;
+  TrialSpec spec;
+  nlohmann::json knobs;
+  try {
+    spec = TrialSpec::from_json(nlohmann::json::parse(line));
+    knobs = spec.knobs;
+  } catch (const std::exception& e) {
+    bad_spec(e.what());
+  }
+  g_watch.limit_s = spec.watchdog_s;
+  if (knobs.is_object() && knobs.contains("let_go_ms") && knobs["let_go_ms"].is_number())
+    g_watch.let_go_s = knobs["let_go_ms"].get<double>() / 1000;
+  const std::string kind = spec.strategy.is_object() ? spec.strategy.value("kind", "") : "";
+  if (kind != "free") {
+    Strategy* strategy = nullptr;
+    try {
+      strategy = make_strategy(spec.strategy, spec.seed).release();
+    } catch (const std::exception& e) {
+      bad_spec(e.what());
+    }
+    Scheduler::Options opt;
+    opt.max_steps = spec.max_steps;
+    opt.record_events = spec.record_events;
+    opt.on_decision = [](const Decision& d) { mirror_decision(g_trace, d); };
+    g_sched = new Scheduler(strategy, opt);  // never freed: threads park in it until the process ends
+    g_sched->enter_main();
+    tl.managed = true;
+    tl.id = 0;
+  }
+  pthread_t dog;
+  if (real().create(&dog, nullptr, watchdog, nullptr) != 0) bad_spec("cannot start the watchdog thread");
+  std::atexit(report_at_exit);
+  g_active.store(g_sched != nullptr);
+  --tl.depth;  // main is the program's, not the shim's
+  int rc = g_main(argc, argv, environ);
+  ++tl.depth;
+  return rc;
+}
+
+// The environment as it was before the worker added the shim.
+void restore_environment() {
+  const char* was = std::getenv(kExecPreloadWasEnv);
+  if (was != nullptr && *was != '\0')
+    ::setenv("LD_PRELOAD", was, 1);
+  else
+    ::unsetenv("LD_PRELOAD");
+  ::unsetenv(kExecPreloadWasEnv);
+  ::unsetenv(kExecEnv);
+}
+
+template <class T>
+T* map_shared(int fd, size_t size) {
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  return p == MAP_FAILED ? nullptr : static_cast<T*>(p);
+}
+
+int racelab_main(int argc, char** argv, char** envp) {
+  const char* mode_env = std::getenv(kExecEnv);
+  if (mode_env == nullptr) return g_main(argc, argv, envp);
+  const std::string mode = mode_env;
+  restore_environment();
+  g_trace = map_shared<SharedTrace>(kExecTraceFd, sizeof(SharedTrace));
+  g_report = map_shared<ExecReport>(kExecReportFd, sizeof(ExecReport));
+  ::close(kExecTraceFd);
+  ::close(kExecReportFd);
+  if (g_trace == nullptr || g_report == nullptr) {
+    std::fprintf(stderr, "racelab preload: started without the exec worker's shared pages\n");
+    return 70;
+  }
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the worker's end is ours
+  if (!write_line(fmt::format("hello {}", ::getpid()))) ::_exit(0);
+  std::string line;
+  if (mode == "single") {
+    if (!read_line(&line)) ::_exit(0);
+    ::close(kExecCtlIn);
+    ::close(kExecCtlOut);
+    return run_trial(line, argc, argv);
+  }
+  // The fork server: this image, stopped at main, is forked once per trial.
+  while (read_line(&line)) {
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      write_line(fmt::format("error fork: {}", std::strerror(errno)));
+      continue;
+    }
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      ::close(kExecCtlIn);
+      ::close(kExecCtlOut);
+      return run_trial(line, argc, argv);
+    }
+    if (!write_line(fmt::format("pid {}", pid))) break;
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!write_line(fmt::format("status {}", status))) break;
+  }
+  ::_exit(0);
+}
+
+}  // namespace
+
+}  // namespace racelab::preload
+
+extern "C" __attribute__((visibility("default"))) int __libc_start_main(int (*main)(int, char**, char**), int argc,
+                                                                        char** argv, void (*init)(), void (*fini)(),
+                                                                        void (*rtld_fini)(), void* stack_end) {
+  racelab::preload::g_main = main;
+  return racelab::preload::real().libc_start_main(racelab::preload::racelab_main, argc, argv, init, fini, rtld_fini,
+                                                  stack_end);
+}

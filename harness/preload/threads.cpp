@@ -1,0 +1,121 @@
+// preload/threads.cpp -- pthread_create, join, detach and exit. A thread
+// created by a managed thread is managed: the scheduler gets its id before it
+// exists, and it waits for its first turn before running a line of its body.
+#include <pthread.h>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "preload/control.h"
+#include "preload/real.h"
+
+namespace racelab::preload {
+
+namespace {
+
+struct Start {
+  void* (*fn)(void*);
+  void* arg;
+  int id;
+};
+
+// pthread_t -> managed id, for join. Touched only inside the shim.
+std::mutex g_ids_mu;
+std::map<pthread_t, int>& ids() {
+  static auto* m = new std::map<pthread_t, int>;
+  return *m;
+}
+
+int id_of(pthread_t t) {
+  Inside in;
+  std::lock_guard<std::mutex> lk(g_ids_mu);
+  auto it = ids().find(t);
+  return it == ids().end() ? -1 : it->second;
+}
+
+// Ends a managed thread in the scheduler: once, when its body returns or it
+// calls pthread_exit.
+void end_managed() {
+  if (!tl.managed) return;
+  const int id = tl.id;
+  if (g_active.load()) engine([&] { g_sched->on_thread_end(id); });
+  tl.managed = false;
+  tl.id = -1;
+}
+
+void* trampoline(void* p) {
+  Start s = *static_cast<Start*>(p);
+  {
+    Inside in;
+    delete static_cast<Start*>(p);
+  }
+  tl.managed = true;
+  tl.id = s.id;
+  engine([&] { g_sched->on_thread_start(s.id); });
+  void* ret = s.fn(s.arg);
+  end_managed();
+  return ret;
+}
+
+}  // namespace
+
+}  // namespace racelab::preload
+
+using namespace racelab::preload;
+
+extern "C" {
+
+__attribute__((visibility("default"))) int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
+                                                          void* (*fn)(void*), void* arg) {
+  if (!controlled()) return real().create(thread, attr, fn, arg);
+  int id = -1;
+  engine([&] { id = g_sched->on_thread_create(); });
+  Start* s;
+  {
+    Inside in;
+    s = new Start{fn, arg, id};
+  }
+  int rc = real().create(thread, attr, trampoline, s);
+  if (rc != 0) {
+    // The scheduler already counts a thread that will never start and would
+    // wait for it: the trial cannot go on, and says why.
+    engine([&] {
+      write_report(true, "error", fmt::format("pthread_create failed ({}): the program cannot start thread {}",
+                                              std::strerror(rc), id),
+                   g_sched->steps());
+    });
+    ::_exit(0);
+  }
+  {
+    Inside in;
+    std::lock_guard<std::mutex> lk(g_ids_mu);
+    ids()[*thread] = id;
+  }
+  engine([&] { g_sched->on_point("pthread_create"); });
+  return 0;
+}
+
+__attribute__((visibility("default"))) int pthread_join(pthread_t thread, void** ret) {
+  if (controlled()) {
+    int id = id_of(thread);
+    if (id >= 0) {
+      engine([&] { g_sched->on_join(id); });  // a deadlock message names joins itself
+    }
+  }
+  return real().join(thread, ret);
+}
+
+__attribute__((visibility("default"))) int pthread_detach(pthread_t thread) { return real().detach(thread); }
+
+__attribute__((visibility("default"))) void pthread_exit(void* ret) {
+  end_managed();
+  real().exit(ret);
+  __builtin_unreachable();
+}
+
+}  // extern "C"
