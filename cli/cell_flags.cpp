@@ -106,6 +106,12 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
       return kExitBadInput;
     }
   } else {
+    const ExecProgram defaults;
+    if (!f.program.fork_server || !f.program.fail_on_output.empty() || f.program.expect_exit != defaults.expect_exit ||
+        f.program.let_go_ms != defaults.let_go_ms) {
+      std::fprintf(stderr, "racelab: --no-fork-server, --fail-on-output, --expect-exit and --let-go-ms go with --exec\n");
+      return kExitUsage;
+    }
     if (f.positional.size() != 1) {
       std::fprintf(stderr, "racelab: expected one workload (racelab list), got %zu arguments; a program goes after "
                            "--exec --\n", f.positional.size());

@@ -17,7 +17,10 @@
 //                linear (trainer_cost.cpp);
 //   search       every strategy on every hard-bug workload, N seeds each:
 //                bugs found, median and 90th-percentile trials to the first
-//                failure, schedules/s (search.cpp).
+//                failure, schedules/s (search.cpp);
+//   exec         the exec host on a two-thread C program: trials/s with the
+//                fork server / with an exec per trial, a controlled lock/unlock
+//                / native, free running with the preload library / native (exec.cpp).
 //
 // Output: BENCH.json (schema racelab-bench/1) and BENCH.md (report.cpp). With
 // --compare OLD.json every ratio is compared with the old run and flagged as a
@@ -42,7 +45,7 @@ struct Options {
   bool quick = false;
   std::string out_dir = "bench-out";
   std::string compare;
-  std::vector<std::string> sections{"scheduling", "reproduce", "fallback", "mitigations", "scaling", "search"};
+  std::vector<std::string> sections{"scheduling", "reproduce", "fallback", "mitigations", "scaling", "search", "exec"};
   int repeats = 3;
   int64_t reproduce_trials = 60;
   int trainer_steps = 150;
@@ -78,6 +81,7 @@ json bench_scaling(const Options& o);
 json bench_search(const Options& o);
 // The strategies the search section compares, in table order.
 const std::vector<std::string>& search_strategies();
+json bench_exec(const Options& o);
 
 // ---- Output -------------------------------------------------------------------
 

@@ -44,6 +44,19 @@ std::string markdown(const json& b) {
          << "x) |\n";
     md << "\n";
   }
+  if (b.contains("exec") && b["exec"].contains("trial_rate")) {
+    auto& e = b["exec"];
+    md << "## racelab exec (a two-thread C program)\n\n| measure | value |\n|---|---|\n"
+       << "| trials/s with the fork server / with an exec per trial | "
+       << fmt_num(e["trial_rate"]["fork_server"]["trials_per_s"], 0) << " / "
+       << fmt_num(e["trial_rate"]["exec_per_trial"]["trials_per_s"], 0) << " ("
+       << fmt_num(e["trial_rate"]["fork_server_over_exec"]) << "x) |\n"
+       << "| lock/unlock pair controlled / native | " << fmt_num(e["lock_unlock"]["controlled_ns"], 0) << " ns / "
+       << fmt_num(e["lock_unlock"]["native_ns"], 0) << " ns (" << fmt_num(e["lock_unlock"]["controlled_over_native"], 0)
+       << "x) |\n"
+       << "| free running with the preload library loaded / native | "
+       << fmt_num(e["free_running"]["preloaded_over_native"]) << "x |\n\n";
+  }
   if (b.contains("reproduce")) {
     md << "## Time to reproduce (mitigation none, 2 threads)\n\n"
           "| race | strategy | failed / trials | p (95% CI) | median trials to failure | median ms to failure |\n"

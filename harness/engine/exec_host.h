@@ -72,8 +72,8 @@ Supervisor& supervisor_for(const TrialSpec& spec);
 std::string preload_library();
 
 // `racelab __exec-worker (--fork-server|--exec-per-trial) -- PROGRAM ARGS...`:
-// the exec host's worker loop. Returns an exit code.
-int exec_worker_main(int argc, char** argv);
+// the exec host's worker loop for `program`. Returns an exit code.
+int exec_worker_main(const std::vector<std::string>& program, bool fork_server);
 
 }  // namespace racelab
 

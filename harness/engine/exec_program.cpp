@@ -23,6 +23,9 @@
 #ifndef RACELAB_PRELOAD_BUILD_PATH
 #define RACELAB_PRELOAD_BUILD_PATH ""
 #endif
+#ifndef RACELAB_PRELOAD_LIBDIR
+#define RACELAB_PRELOAD_LIBDIR "lib"
+#endif
 
 namespace racelab {
 
@@ -195,8 +198,9 @@ std::string preload_library() {
     if (::access(env, R_OK) != 0) throw ExecError(fmt::format("RACELAB_PRELOAD={}: no such library", env));
     return env;
   }
-  for (const std::string& cand : {exe_dir() + "/libracelab_preload.so", exe_dir() + "/../lib/libracelab_preload.so",
-                                  std::string(RACELAB_PRELOAD_BUILD_PATH)})
+  for (const std::string& cand :
+       {exe_dir() + "/libracelab_preload.so", exe_dir() + "/../" RACELAB_PRELOAD_LIBDIR "/libracelab_preload.so",
+        exe_dir() + "/../lib/libracelab_preload.so", std::string(RACELAB_PRELOAD_BUILD_PATH)})
     if (!cand.empty() && ::access(cand.c_str(), R_OK) == 0) return cand;
   throw ExecError("the preload library libracelab_preload.so is neither next to racelab nor in ../lib (set "
                   "RACELAB_PRELOAD to its path)");

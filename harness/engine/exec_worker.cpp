@@ -365,25 +365,10 @@ TrialResult ExecWorker::classify(const TrialSpec& spec, int status, bool killed,
 
 }  // namespace
 
-int exec_worker_main(int argc, char** argv) {
+int exec_worker_main(const std::vector<std::string>& program, bool fork_server) {
   struct stat st;
   if (::fstat(kSpecFd, &st) != 0 || ::fstat(kResultFd, &st) != 0 || ::fstat(kTraceFd, &st) != 0) {
     std::fprintf(stderr, "racelab __exec-worker: internal command, started only by the supervisor\n");
-    return kExitUsage;
-  }
-  bool fork_server = true;
-  std::vector<std::string> program;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--fork-server") fork_server = true;
-    else if (a == "--exec-per-trial") fork_server = false;
-    else if (a == "--") {
-      program.assign(argv + i + 1, argv + argc);
-      break;
-    }
-  }
-  if (program.empty()) {
-    std::fprintf(stderr, "racelab __exec-worker: no program after --\n");
     return kExitUsage;
   }
   auto* trace =

@@ -1,0 +1,107 @@
+// cli/bench/exec.cpp -- the exec host's costs (see bench.h), on a two-thread
+// C program built with racelab (racelab_exec_target, next to the binary):
+//  - trials per second with the fork server, and with an exec per trial;
+//  - the cost of a lock/unlock pair under control, against the same program's
+//    own lock/unlock run natively (no preload library);
+//  - the program's free-running slowdown with the preload library loaded but
+//    not scheduling (strategy os), against native.
+// The lock figures are measured by the program itself around its threads'
+// loops, so start-up and the supervisor are not in them.
+#include "cli/bench/bench.h"
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "engine/exec_host.h"
+
+namespace racelab::cli::bench {
+
+namespace {
+
+std::string target_program() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  std::string dir = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("./racelab");
+  return dir.substr(0, dir.find_last_of('/')) + "/racelab_exec_target";
+}
+
+double read_ns(const std::string& path) {
+  std::ifstream in(path);
+  double v = -1;
+  in >> v;
+  return v;
+}
+
+// One cell of exec trials of the target; the worker is warm (a first trial ran).
+CellRun exec_cell(const std::vector<std::string>& argv, bool fork_server, const std::string& strategy, int64_t n) {
+  ExecProgram p;
+  p.argv = argv;
+  p.fork_server = fork_server;
+  CellSpec s;
+  s.workload = kExecWorkload;
+  s.knobs = exec_knobs(p);
+  s.threads = 1;
+  s.strategy = strategy;
+  s.max_trials = 1;
+  s.trial_timeout_s = 60;
+  run(s);  // starts the worker (and the fork server): not part of the rate
+  s.max_trials = n;
+  return run(s);
+}
+
+}  // namespace
+
+json bench_exec(const Options& o) {
+  json out;
+  const std::string target = target_program();
+  if (::access(target.c_str(), X_OK) != 0) {
+    out["skipped"] = target + " not found (it is built with racelab)";
+    return out;
+  }
+  const int64_t trials = o.quick ? 20 : 300;
+  json rates;
+  for (bool fork_server : {true, false}) {
+    CellRun r = exec_cell({target, "2"}, fork_server, "random", trials);
+    rates[fork_server ? "fork_server" : "exec_per_trial"] = {
+        {"trials", r.summary.trials}, {"trials_per_s", r.summary.trials / std::max(1e-9, r.summary.wall_s)}};
+  }
+  rates["fork_server_over_exec"] = rates["fork_server"]["trials_per_s"].get<double>() /
+                                   std::max(1e-9, rates["exec_per_trial"]["trials_per_s"].get<double>());
+  out["trial_rate"] = rates;
+
+  const std::string file = fmt::format("/tmp/racelab-bench-exec-{}.txt", ::getpid());
+  auto native = [&](long pairs) {
+    const std::string cmd = fmt::format("'{}' {} '{}'", target, pairs, file);
+    std::vector<double> v;
+    for (int i = 0; i < o.repeats; ++i)
+      if (std::system(cmd.c_str()) == 0) v.push_back(read_ns(file));
+    return median(v);
+  };
+  auto under = [&](long pairs, const std::string& strategy) {
+    CellRun r = exec_cell({target, std::to_string(pairs), file}, true, strategy, o.repeats);
+    (void)r;
+    return read_ns(file);  // the last trial's own measurement
+  };
+  const long controlled_pairs = o.quick ? 200 : 2000, free_pairs = o.quick ? 20000 : 2000000;
+  const double native_small = native(controlled_pairs), controlled = under(controlled_pairs, "random");
+  out["lock_unlock"] = {{"pairs_per_thread", controlled_pairs},
+                        {"native_ns", native_small},
+                        {"controlled_ns", controlled},
+                        {"controlled_over_native", controlled / std::max(1e-9, native_small)}};
+  const double native_big = native(free_pairs), loaded = under(free_pairs, "os");
+  out["free_running"] = {{"pairs_per_thread", free_pairs},
+                         {"native_ns", native_big},
+                         {"preloaded_ns", loaded},
+                         {"preloaded_over_native", loaded / std::max(1e-9, native_big)}};
+  std::remove(file.c_str());
+  return out;
+}
+
+}  // namespace racelab::cli::bench
