@@ -51,6 +51,25 @@ inline constexpr const char* kJitRestore = "jit_setting.restore";
 // The shared TensorExpr-fused scripted function.
 inline constexpr const char* kTeCall = "te_fuser.call";
 
+// The CUDA runtime model (compile/cuda_capture.h). Each call's point names the
+// runtime's capture table: begin/end capture and the potentially unsafe calls
+// write it (a prohibited call invalidates a capture), stream work reads it.
+inline constexpr const char* kCudaBeginCapture = "cuda.begin_capture";
+inline constexpr const char* kCudaEndCapture = "cuda.end_capture";
+inline constexpr const char* kCudaExchangeMode = "cuda.exchange_mode";
+inline constexpr const char* kCudaMalloc = "cuda.malloc";
+inline constexpr const char* kCudaHostAlloc = "cuda.host_alloc";
+inline constexpr const char* kCudaMemcpy = "cuda.memcpy";
+inline constexpr const char* kCudaSynchronize = "cuda.synchronize";
+inline constexpr const char* kCudaLaunch = "cuda.launch";
+inline constexpr const char* kCudaGraphInstantiate = "cuda.graph_instantiate";
+inline constexpr const char* kCudaGraphLaunch = "cuda.graph_launch";
+// The caching allocators' locks (compile/cuda_caching_allocator.h): taking one
+// is the step before a pool lookup (a hit, or a miss that calls the runtime)
+// or a free.
+inline constexpr const char* kCudaCacheLock = "cuda_cache.lock";
+inline constexpr const char* kCudaHostCacheLock = "cuda_host_cache.lock";
+
 // Micro workload bodies.
 inline constexpr const char* kWorkerIteration = "worker.iteration";
 
