@@ -106,10 +106,10 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     if (!driver->next(trial, &ts.strategy)) break;
 
     TrialResult r = spec.supervised ? supervisor_for(ts).run(ts, spec.trial_timeout_s) : run_trial(ts);
-    // An exec program that never reached main or cannot run here: bad input,
-    // before anything is written (engine/exec_host.h).
-    if (ts.workload == kExecWorkload && r.metrics.is_object() && r.metrics.value("bad_input", false))
-      throw ExecError(r.detail);
+    // A trial that cannot run here -- an exec program that never reached main
+    // (engine/exec_host.h), a real CUDA workload on a machine with no device
+    // (cuda/graph_capture.h) -- is bad input or environment, before anything is written.
+    if (r.metrics.is_object() && r.metrics.value("bad_input", false)) throw ExecError(r.detail);
     driver->observe(r);
 
     TrialRecord rec;

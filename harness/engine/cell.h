@@ -65,7 +65,8 @@ struct CellSummary {
 // Runs trials of one cell, calling sink(record) as each finishes (the caller
 // appends to JSONL). Throws std::invalid_argument (unknown workload, knob,
 // mitigation, strategy) or ScheduleError (bad replay schedule) before any trial,
-// and ExecError (engine/exec_host.h) when an exec program cannot run here.
+// and ExecError (engine/exec_host.h) when a trial cannot run here: an exec
+// program that never reached main, a CUDA workload without a device.
 CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialRecord&)>& sink);
 
 }  // namespace racelab
