@@ -3,15 +3,20 @@
 #
 #   torch_check.sh EXPECTED_RC GREP_TEXT -- RACELAB ARGS...
 #
-# The Python: $RACELAB_PYTHON when set (a venv's python, say), else the Debian
-# root that ci/setup-torch makes, entered with ci/in-torch-root. With neither,
-# it exits 77, which CTest reports as skipped, and says why. GREP_TEXT ("" for
-# none) must appear in the command's output.
+# The Python: $RACELAB_PYTHON when set (a venv's python, say), else this
+# machine's python3 when it imports torch (as inside the Debian 13 root, where
+# ci/test-debian13 runs the suite), else the Debian root that ci/setup-torch
+# makes, entered with ci/in-torch-root. With none, it exits 77, which CTest
+# reports as skipped, and says why. GREP_TEXT ("" for none) must appear in the
+# command's output.
 set -uo pipefail
 expected=$1 text=$2
 shift 2
 [[ "${1:-}" == "--" ]] && shift
 src=$(cd "$(dirname "$0")/../.." && pwd)
+if [[ -z "${RACELAB_PYTHON:-}" ]] && python3 -c 'import torch' >/dev/null 2>&1; then
+  export RACELAB_PYTHON=python3
+fi
 if [[ -z "${RACELAB_PYTHON:-}" ]]; then
   root=${RACELAB_TORCH_ROOT:-/var/cache/racelab/torch-trixie}
   if [[ ! -f "$root/.racelab-packages" ]]; then
