@@ -24,6 +24,7 @@
 #include "compile/mitigation/mitigation.h"
 #include "compile/torch_compat.h"
 #include "engine/cell.h"
+#include "engine/exec_host.h"
 #include "engine/run_trial.h"
 #include "racelab/exit_code.h"
 #include "racelab/workload.h"
@@ -408,7 +409,14 @@ int run_catalogue(bool ci, int argc, char** argv) {
                           interrupted || report["campaign"]["interrupted"].get<bool>());
   }
 
-  auto out = run_campaign(scenarios, o, &racelab::run_cell);
+  CampaignOutcome out;
+  try {
+    out = run_campaign(scenarios, o, &racelab::run_cell);
+  } catch (const ExecError& e) {
+    // An exec scenario's program that validated but cannot run (it never reaches main): bad input.
+    std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), e.what());
+    return kExitBadInput;
+  }
   if (!ci && !f.no_minimize && !out.interrupted && minimize_timelines(out.report)) {
     std::vector<std::string> errors;
     const double wall = out.report["campaign"]["wall_s"].get<double>();

@@ -63,8 +63,11 @@ std::string safe(const std::string& s) {
 CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialRecord&)>& sink) {
   using Clock = std::chrono::steady_clock;
   const Workload& w = require_workload(spec.workload);
-  json knobs = merge_knobs(w, spec.knobs);  // validates
-  (void)knobs;
+  const json merged = merge_knobs(w, spec.knobs);  // validates
+  json knobs = spec.knobs.is_object() ? spec.knobs : json::object();
+  // Every exec trial records the program it ran: its absolute path and
+  // program_id, so its schedules replay only against that build.
+  if (spec.workload == kExecWorkload) knobs = complete_exec_knobs(merged);
   std::string mitigation = resolve_mitigation(w, spec.mitigation);
   if (spec.threads < 1) throw std::invalid_argument("threads: expected an integer >= 1");
   std::string strategy = spec.strategy.empty() ? "auto" : spec.strategy;
@@ -94,7 +97,7 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     ts.scenario = spec.scenario;
     ts.workload = spec.workload;
     ts.mitigation = mitigation;
-    ts.knobs = spec.knobs.is_object() ? spec.knobs : json::object();
+    ts.knobs = knobs;
     ts.threads = spec.threads;
     ts.trial = trial;
     ts.seed = driver->fixed_seed().value_or(mix_seed(spec.seed, static_cast<uint64_t>(trial)));

@@ -58,6 +58,10 @@ struct ExecProgram {
 
 // The knobs of the "exec" workload for `program`, after checking it (throws ExecError).
 nlohmann::json exec_knobs(const ExecProgram& program);
+// Merged knobs of "exec" with the program resolved (an absolute path) and
+// its program_id filled in when empty (a scenario names programs by relative
+// path or PATH); a program_id given is checked. Throws ExecError.
+nlohmann::json complete_exec_knobs(const nlohmann::json& knobs);
 // Checks knobs read back (a schedule, a results file): the program is there,
 // is a dynamically linked ELF executable and is the one they were made for.
 void check_exec_program(const nlohmann::json& knobs);

@@ -179,6 +179,20 @@ json exec_knobs(const ExecProgram& p) {
               {"let_go_ms", p.let_go_ms}};
 }
 
+json complete_exec_knobs(const json& knobs) {
+  if (!knobs.value("program_id", "").empty()) {
+    check_exec_program(knobs);
+    return knobs;
+  }
+  ExecProgram p;
+  p.argv = argv_of(knobs);
+  p.fork_server = knobs.value("fork_server", p.fork_server);
+  p.fail_on_output = knobs.value("fail_on_output", p.fail_on_output);
+  p.expect_exit = knobs.value("expect_exit", p.expect_exit);
+  p.let_go_ms = knobs.value("let_go_ms", p.let_go_ms);
+  return exec_knobs(p);
+}
+
 void check_exec_program(const json& knobs) {
   std::vector<std::string> argv = argv_of(knobs);
   const std::string path = resolve(argv[0]);

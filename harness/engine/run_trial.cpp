@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/exec_host.h"
 #include "engine/free_controller.h"
 #include "engine/scheduler.h"
 #include "engine/strategy.h"
@@ -50,6 +51,9 @@ json merge_knobs(const Workload& workload, const json& knobs) {
 
 std::string resolve_mitigation(const Workload& workload, const std::string& mitigation) {
   if (mitigation.empty()) return workload.mitigations.empty() ? "none" : workload.mitigations.front();
+  // An exec trial's mitigation is the user's name for a variant of the program
+  // (a scenario's "exec" section); the variant itself is in the knobs.
+  if (workload.name == kExecWorkload) return mitigation;
   if (workload.mitigations.empty() && mitigation == "none") return mitigation;
   for (const auto& m : workload.mitigations)
     if (m == mitigation) return mitigation;

@@ -1,4 +1,5 @@
 #include "reports/campaign/matrix.h"
+#include "reports/campaign/scenario_exec.h"
 
 #include <algorithm>
 #include <cmath>
@@ -58,7 +59,7 @@ std::vector<PlannedCell> plan_cells(const std::vector<Scenario>& scenarios, cons
             spec.workload = s.workload;
             spec.mitigation = mitigation;
             spec.strategy = budget.strategy;
-            spec.knobs = s.knobs;
+            spec.knobs = s.exec.is_null() ? s.knobs : exec_cell_knobs(s, mitigation, threads);
             spec.threads = threads;
             spec.seed = seed;
             spec.max_trials = scaled_count(budget.trials, options.budget_scale);

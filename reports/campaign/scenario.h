@@ -93,6 +93,7 @@ struct Scenario {
   CostSpec cost;
   bool supervised = true;
   double trial_timeout_s = 30;
+  nlohmann::json exec;    // workload "exec": the program variants (scenario_exec.h); else null
   nlohmann::json source;  // the whole document as written
 
   const Expectation* expectation_for(const std::string& mitigation) const;

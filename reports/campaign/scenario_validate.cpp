@@ -13,6 +13,7 @@
 #include "engine/outcome.h"
 #include "racelab/workload.h"
 #include "reports/campaign/scenario.h"
+#include "reports/campaign/scenario_exec.h"
 
 namespace racelab::reports {
 namespace {
@@ -114,7 +115,7 @@ class Checker {
 const std::set<std::string> kTopKeys = {"format",     "version",     "name",         "race",       "description",
                                         "workload",   "knobs",       "threads",      "seeds",      "strategies",
                                         "mitigations", "expectations", "cost",        "supervised", "trial_timeout_s",
-                                        "expectations_by_libtorch"};
+                                        "expectations_by_libtorch", "exec"};
 const std::set<std::string> kStrategyKeys = {"strategy", "trials", "seconds", "threads"};
 const std::set<std::string> kExpectationKeys = {"reproduces_within", "holds_over", "outcome", "allowed", "max_rate",
                                                 "holds",             "strategies", "threads", "why"};
@@ -349,7 +350,12 @@ std::vector<std::string> check_mitigations(Checker& c, const json& doc, const Wo
         const auto name = (*m)[i].get<std::string>();
         if (std::find(mitigations.begin(), mitigations.end(), name) != mitigations.end())
           c.add(p, show((*m)[i]), "each mitigation once");
-        else if (info && std::find(info->mitigations.begin(), info->mitigations.end(), name) == info->mitigations.end())
+        else if (doc.contains("workload") && doc["workload"] == kExecScenarioWorkload) {
+          // A user's own variants of the program: any name that can name files and report anchors.
+          static const std::regex re("^[a-z0-9][a-z0-9_]*$");
+          if (!std::regex_match(name, re))
+            c.add(p, show((*m)[i]), "lower-case letters, digits and _ (a variant of the program: it names files)");
+        } else if (info && std::find(info->mitigations.begin(), info->mitigations.end(), name) == info->mitigations.end())
           c.add(p, show((*m)[i]),
                 fmt::format("a mitigation of workload {}: {}", doc["workload"].get<std::string>(),
                             fmt::join(info->mitigations, ", ")));
@@ -445,6 +451,10 @@ std::vector<Problem> validate_scenario(const json& doc, const std::string& file,
   check_run_options(c, doc);
   check_strategies(c, doc, info);
   const std::vector<std::string> mitigations = check_mitigations(c, doc, info);
+  check_exec_section(doc, file, mitigations, info,
+                     [&c](const std::string& path, const std::string& found, const std::string& expected) {
+                       c.add(path, found, expected);
+                     });
   check_expectations(c, doc, mitigations);
   check_cost(c, doc, mitigations);
   return c.problems;
