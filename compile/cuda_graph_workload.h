@@ -61,6 +61,16 @@ struct CudaGraphConfig {
   int iterations = 2;    // batches in flight (loader), blocks held (each worker)
   int kernels = 2;       // kernels in the captured region
   int64_t words = 4;     // 64-bit words per block
+  // The capturer stages its input through a pinned block inside the captured
+  // region (a pin_memory() there), from the same pinned cache as the loader,
+  // and lets it go at the end of the region. Off by default: it adds a second
+  // bug, the capture's OWN unsafe call and a graph that reads memory it does
+  // not own, which no capture mode fixes. With it, global and thread_local
+  // mode refuse the capturer's own cudaHostAlloc on a miss (error); relaxed
+  // mode lets it run once, outside the graph, and the graph's copy then reads
+  // whatever the loader later puts into the recycled block (wrong_result):
+  // the graph captured an allocation it must not.
+  bool capture_pins = false;
 };
 
 std::string cuda_graph_description();

@@ -3,7 +3,8 @@
 //
 // Knobs (every one listed in default_knobs): iterations (batches in flight in
 // the loader, blocks held by each worker), kernels (in the captured region),
-// words (per block). The engine's TrialInput.threads is the number of threads:
+// words (per block), capture_pins (the capturer stages its input through a
+// pinned block inside the capture: compile/cuda_graph_workload.h). The engine's TrialInput.threads is the number of threads:
 // the capturer, the loader, then workers.
 #include <stdexcept>
 #include <string>
@@ -20,7 +21,7 @@ namespace cuda = trainer::compile::cuda;
 
 json default_knobs() {
   const cuda::CudaGraphConfig c;
-  return json{{"iterations", c.iterations}, {"kernels", c.kernels}, {"words", c.words}};
+  return json{{"iterations", c.iterations}, {"kernels", c.kernels}, {"words", c.words}, {"capture_pins", c.capture_pins}};
 }
 
 void check_knobs(const json& k) {
@@ -36,6 +37,7 @@ racelab::Observation run(const racelab::TrialInput& in) {
   c.iterations = static_cast<int>(racelab::int_knob(in.knobs, "iterations", 1, 1000));
   c.kernels = static_cast<int>(racelab::int_knob(in.knobs, "kernels", 1, 1000));
   c.words = racelab::int_knob(in.knobs, "words", 1, 4096);
+  c.capture_pins = in.knobs.value("capture_pins", c.capture_pins);  // its type was checked against default_knobs
   const trainer::compile::MicroResult r = cuda::run_cuda_graph_capture(c);
   racelab::Observation o;
   o.errors = r.errors;

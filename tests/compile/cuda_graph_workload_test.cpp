@@ -137,6 +137,39 @@ TEST(CudaGraphWorkload, PrecompileLeavesNothingForTheLoaderToAllocate) {
   EXPECT_EQ(f.result.metrics.at("prohibited_calls"), 0);
 }
 
+// capture_pins: the capturer's own pinned staging block inside the capture.
+Forced force_pins(const std::string& mitigation, const Steps& steps) {
+  reset_cuda_for_trial();
+  CudaGraphConfig c;
+  c.mitigation = mitigation;
+  c.capture_pins = true;
+  ScriptController ctl(steps);
+  Forced f;
+  ctl.run([&] { f.result = run_cuda_graph_capture(c); });
+  reset_cuda_for_trial();
+  return f;
+}
+
+TEST(CudaGraphWorkload, RelaxedModeLetsTheGraphCaptureAPinnedBlockItDoesNotOwn) {
+  // The capture pins (a miss: cudaHostAlloc during its own capture), stages its
+  // input, lets the block go; the loader then gets that block for its batch.
+  const Forced relaxed = force_pins("disable_check", kInsideCapture);
+  EXPECT_TRUE(relaxed.result.errors.empty()) << ::testing::PrintToString(relaxed.result.errors);
+  EXPECT_NE(relaxed.result.wrong_result.find("capturer: the graph's replay"), std::string::npos)
+      << relaxed.result.wrong_result;
+  EXPECT_EQ(relaxed.result.metrics.at("graph_replays"), 1);
+  // Global and thread_local mode refuse the capturer's own call instead: loud.
+  for (const char* m : {"none", "isolate_thread"}) {
+    const Forced f = force_pins(m, kInsideCapture);
+    EXPECT_TRUE(has(f.result.errors, "capturer: cudaHostAlloc (pin_memory, in capture)",
+                    "cudaErrorStreamCaptureUnsupported"))
+        << m << ": " << ::testing::PrintToString(f.result.errors);
+    EXPECT_EQ(f.result.wrong_result, "") << m;
+  }
+  // Knob off, the same interleaving replays correctly under relaxed mode.
+  EXPECT_EQ(force("disable_check", kInsideCapture).result.wrong_result, "");
+}
+
 TEST(CudaGraphWorkload, RefusesWhatItDoesNotModel) {
   CudaGraphConfig c;
   c.mitigation = "rw_lock";
