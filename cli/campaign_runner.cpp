@@ -1,6 +1,7 @@
 // cli/campaign_runner.cpp -- see campaign_runner.h. Binds the engine's
 // run_cell and the workload registry to the campaign code in reports/.
 #include "cli/campaign_runner.h"
+#include "cli/backend_selection.h"
 #include "cli/cell_flags.h"
 
 #include <signal.h>
@@ -28,6 +29,7 @@
 #include "engine/run_trial.h"
 #include "racelab/exit_code.h"
 #include "racelab/workload.h"
+#include "reports/beside_model.h"
 #include "reports/campaign/campaign.h"
 #include "reports/campaign/minimize_timelines.h"
 
@@ -287,6 +289,17 @@ int print_campaign(const json& report, const ReportFiles& files, const std::stri
   std::printf("wall time: %.1f s, %lld trials\n", report["campaign"]["wall_s"].get<double>(),
               static_cast<long long>(report["campaign"]["trials"].get<int64_t>()));
   print_unmet_expectations(report);
+  if (report.contains("beside_model"))
+    for (const auto& p : report["beside_model"]["pairs"]) {
+      std::printf("beside the model: %s: %s\n", p["scenario"].get<std::string>().c_str(),
+                  p["summary"].get<std::string>().c_str());
+      for (const auto& r : p["rows"])
+        if (r["agreement"] == "disagree" || r["agreement"] == "stale")
+          std::printf("  %s: model %s, torch %s (%s)\n", r["mitigation"].get<std::string>().c_str(),
+                      r["model"].get<std::string>().c_str(), r["pytorch"].get<std::string>().c_str(),
+                      r["agreement"] == "disagree" ? "a disagreement not listed in model.known_disagreements"
+                                                   : "listed in model.known_disagreements, yet they agree");
+    }
   if (interrupted) {
     std::printf("interrupted: the report above covers the trials that finished\n");
     return kExitInterrupted;
@@ -294,6 +307,9 @@ int print_campaign(const json& report, const ReportFiles& files, const std::stri
   // One rule for every command that checks expectations (compare, ci,
   // merge): a failed expectation exits 1. `ci` and `merge --ci` also fail on
   // one their budgets could not decide (incomplete).
+  // The model beside real torch: an unexplained disagreement fails as a
+  // failed expectation does; ci also fails on an undecided pair.
+  if (!beside_model_passes(report, ci && strict)) return kExitExpectationFailed;
   if (!ci) return e["failed"].get<int64_t>() == 0 ? kExitOk : kExitExpectationFailed;
   // One shard of a campaign cannot decide expectations whose cells ran
   // elsewhere: it fails only on a definite failure; `racelab merge --ci` decides the rest.
@@ -301,7 +317,7 @@ int print_campaign(const json& report, const ReportFiles& files, const std::stri
   for (const auto& sh : report["campaign"]["shards"]) one_shard |= sh.size() == 2 && sh[1].get<int>() > 1;
   if (!strict && one_shard && report["campaign"]["shards"].size() == 1)
     return e["failed"].get<int64_t>() == 0 ? kExitOk : kExitExpectationFailed;
-  return all_expectations_pass(report) ? kExitOk : kExitExpectationFailed;
+  return all_expectations_pass(report) && beside_model_passes(report, true) ? kExitOk : kExitExpectationFailed;
 }
 
 json rebuild_report(const std::vector<std::string>& results_files, std::vector<std::string>* errors) {
@@ -349,7 +365,25 @@ int run_catalogue(bool ci, int argc, char** argv) {
   app.add_option("scenarios", f.paths, ci ? "Scenario files or directories" : "Scenario files or directories "
                                                                               "(default: the catalogue)");
   add_run_flags(app, f, ci ? "racelab-ci" : "racelab-report");
+  std::string backends;
+  app.add_option("--backend", backends,
+                 "model, pytorch or model,pytorch: run the model's scenarios, the real-torch ones (needs --python), "
+                 "or both, each real-torch scenario beside its model twin (default: the files given, or the "
+                 "model's catalogue)");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  if (!backends.empty()) {
+    std::string error;
+    std::vector<std::string> files;
+    if (!select_backends(backends, f.paths, default_catalogue(), &files, &error)) {
+      std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), error.c_str());
+      return kExitUsage;
+    }
+    f.paths = files;
+    if (f.paths.empty()) {
+      std::fprintf(stderr, "racelab %s: no scenario of backend %s in the files given\n", cmd.c_str(), backends.c_str());
+      return kExitBadInput;
+    }
+  }
   if (f.paths.empty()) {
     if (ci) {
       std::fprintf(stderr, "racelab ci: give scenario files or a directory (e.g. scenarios/)\n");

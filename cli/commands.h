@@ -12,6 +12,7 @@ namespace racelab::cli {
 
 // The engine: trials, schedules, minimisation.
 int run_command(int argc, char** argv);
+int pyrun_command(int argc, char** argv);
 int reproduce_command(int argc, char** argv);
 int replay_command(int argc, char** argv);
 int minimize_command(int argc, char** argv);

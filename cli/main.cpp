@@ -31,6 +31,8 @@ namespace cli = racelab::cli;
 constexpr Command kCommands[] = {
     {"run", "Run trials of a workload under a strategy; classify each", &cli::run_command},
     {"reproduce", "Find a failing schedule, save and minimise it", &cli::reproduce_command},
+    {"pyrun", "Run your own multi-threaded PyTorch script under racelab (--python CMD -- SCRIPT ARGS)",
+     &cli::pyrun_command},
     {"replay", "Replay a schedule file or racelab1: string", &cli::replay_command},
     {"minimize", "Shrink a failing schedule to its fewest preemptions", &cli::minimize_command},
     {"exec", "Run trials of an unmodified program (-- PROGRAM ARGS) under controlled scheduling", &cli::exec_command},

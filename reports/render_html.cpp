@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/beside_model.h"
 #include "reports/report.h"
 #include "reports/svg.h"
 #include "reports/timeline.h"
@@ -316,6 +317,7 @@ std::string render_html(const json& report) {
     h += "</tr>\n";
   }
   h += "</table></div>\n";
+  h += beside_model_html(report);
 
   for (const auto& s : report["scenarios"]) {
     h += fmt::format("<section id=\"{}\"><h2>{} <span class=\"small\"><code>{}</code></span></h2>\n<p>{}</p>\n",

@@ -1,6 +1,7 @@
 // Markdown and JUnit renderings of a report (see report.h).
 #include <fmt/format.h>
 
+#include "reports/beside_model.h"
 #include "reports/report.h"
 #include "reports/xml_escape.h"
 
@@ -107,6 +108,7 @@ std::string render_markdown(const json& report) {
     }
     md += "\n";
   }
+  md += beside_model_markdown(report);
 
   for (const auto& s : report["scenarios"]) {
     md += fmt::format("\n## {} (`{}`)\n\n{}\n\nWorkload `{}`, threads {}, strategies {}.\n\n",
@@ -225,9 +227,17 @@ std::string render_junit(const json& report) {
     body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{:.3f}\">\n{}  </testsuite>\n",
                         xml_escape(s["name"].get<std::string>()), tests, failures, time, cases);
   }
+  body += beside_model_junit(report);
+  int64_t beside_tests = 0, beside_failures = 0;
+  if (report.contains("beside_model")) {
+    const auto& t = report["beside_model"]["totals"];
+    beside_tests = t.value("total", 0) - t.value("not_modelled", 0);
+    beside_failures = t.value("disagree", 0) + t.value("stale", 0) + t.value("incomplete", 0);
+  }
   return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"racelab\" tests=\"{}\" failures=\"{}\" "
                      "time=\"{:.3f}\">\n{}</testsuites>\n",
-                     e["total"].get<int64_t>(), e["failed"].get<int64_t>() + e["incomplete"].get<int64_t>(),
+                     e["total"].get<int64_t>() + beside_tests,
+                     e["failed"].get<int64_t>() + e["incomplete"].get<int64_t>() + beside_failures,
                      report["campaign"]["wall_s"].get<double>(), body);
 }
 

@@ -13,6 +13,7 @@
 
 #include "engine/driver.h"
 #include "engine/outcome.h"
+#include "reports/beside_model.h"
 #include "reports/campaign/matrix.h"
 #include "reports/campaign/scenario.h"
 #include "reports/cell_stats.h"
@@ -495,6 +496,14 @@ nlohmann::json build_report(const ResultsData& data) {
   report["scenarios"] = sj;
   report["expectations"] = {{"total", total}, {"passed", passed}, {"failed", failed}, {"incomplete", incomplete}};
   report["verdict_table"] = verdict_table(c.scenarios, c.mitigations);
+  // Real-torch scenarios beside their model twins, where both ran.
+  json documents = json::object(), torch_by = json::object();
+  for (const auto& s : c.scenarios) documents[s.name] = s.source;
+  for (const auto& r : data.trials)
+    if (r.metrics.is_object() && r.metrics.contains("torch") && r.metrics["torch"].is_string())
+      torch_by[r.scenario] = r.metrics["torch"];
+  json beside = beside_model_json(sj, documents, torch_by);
+  if (!beside["pairs"].empty()) report["beside_model"] = beside;
   return report;
 }
 

@@ -139,41 +139,43 @@ def forget_after_fork():
     _lib.racelab_host_forget_after_fork()
 
 
-# The real Thread class, kept before racelab.sync replaces anything.
-_OsThread = threading.Thread
+def thread_create():
+    """A managed id for a thread the calling thread is about to start, or -1."""
+    return _lib.racelab_host_thread_create() if managed() else -1
 
 
-class Thread(_OsThread):
-    """A managed thread when started by a managed thread (racelab/sync.h's Thread).
+def run_managed(thread_id, body):
+    """A started thread's body as managed thread `thread_id`: it waits for its
+    turn first, and ends in the scheduler last; TrialAborted ends it quietly."""
+    rc = _lib.racelab_host_thread_start(thread_id)
+    try:
+        if rc == OK:
+            body()
+    except TrialAborted:
+        pass
+    finally:
+        _lib.racelab_host_thread_end(thread_id)
 
-    Exceptions of `target` are appended to `errors` as "TypeName: message";
-    TrialAborted ends the thread quietly.
-    """
+
+def join(thread_id):
+    """Waits in the scheduler for a managed thread to end (before the OS join)."""
+    _check(_lib.racelab_host_join(thread_id))
+
+
+class Thread(threading.Thread):
+    """A thread whose exceptions become observations: appended to `errors` as
+    "TypeName: message". It is managed, as every thread a managed thread starts
+    is, once racelab.sync is installed."""
 
     def __init__(self, target, args=(), errors=None, name=None):
         super().__init__(name=name, daemon=True)
         self._rl_target, self._rl_args = target, args
         self._rl_errors = errors if errors is not None else []
-        self._rl_id = -1
-
-    def start(self):
-        self._rl_id = _lib.racelab_host_thread_create() if managed() else -1
-        super().start()
 
     def run(self):
-        rc = _lib.racelab_host_thread_start(self._rl_id) if self._rl_id >= 0 else OK
         try:
-            if rc == OK:
-                self._rl_target(*self._rl_args)
+            self._rl_target(*self._rl_args)
         except TrialAborted:
-            pass
+            raise
         except BaseException as e:  # noqa: BLE001 -- every failure of the code under test is an observation
             self._rl_errors.append(f"{type(e).__name__}: {e}")
-        finally:
-            if self._rl_id >= 0:
-                _lib.racelab_host_thread_end(self._rl_id)
-
-    def join(self, timeout=None):
-        if self._rl_id >= 0 and managed():
-            _check(_lib.racelab_host_join(self._rl_id))
-        super().join(timeout)

@@ -29,6 +29,8 @@ POINTS = [
     ("fx.flag.set", [("torch.fx._symbolic_trace", "Tracer.trace", "_is_fx_tracing_flag = True", None)]),
     ("fx.flag.restore", [("torch.fx._symbolic_trace", "Tracer.trace",
                           "_is_fx_tracing_flag = old_is_fx_tracing_flag", None)]),
+    # Each module call the tracer records: inside the window where Module.__call__ is patched.
+    ("fx.trace.call_module", [("torch.fx._symbolic_trace", "Tracer.call_module", None, None)]),
     ("fx.patcher.install", [("torch.fx._symbolic_trace", "_new_patcher", "CURRENT_PATCHER = _Patcher()", None)]),
     ("fx.patcher.patch_method", [("torch.fx._symbolic_trace", "_Patcher.patch_method", None, None)]),
     ("fx.patcher.revert", [("torch.fx._symbolic_trace", "_Patcher.revert_all_patches", None, None)]),

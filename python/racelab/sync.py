@@ -233,14 +233,43 @@ def _thread_init_with_real_started(original):
     return __init__
 
 
+def _managed_start(original):
+    # A thread started by a managed thread is managed (racelab/sync.h's Thread):
+    # its id is taken here, in the parent, and its run() waits for its turn.
+    def start(self):
+        rid = bridge.thread_create() if bridge.loaded() else -1
+        self._racelab_id = rid
+        if rid >= 0:
+            body = self.run
+            self.run = lambda: bridge.run_managed(rid, body)
+        original(self)
+
+    return start
+
+
+def _managed_join(original):
+    # A managed parent waits in the scheduler first, so the OS join never
+    # blocks a thread the scheduler believes is running.
+    def join(self, timeout=None):
+        rid = getattr(self, "_racelab_id", -1)
+        if rid >= 0 and bridge.managed():
+            bridge.join(rid)
+        original(self, timeout)
+
+    return join
+
+
 def install():
-    """Replaces threading.Lock, RLock and Condition; idempotent. Returns what it replaced."""
+    """Replaces threading.Lock, RLock and Condition and makes every thread a
+    managed thread starts managed; idempotent. Returns what it replaced."""
     global _installed
     if not _installed:
         threading.Lock = Lock
         threading.RLock = RLock
         threading.Condition = Condition
         threading.Thread.__init__ = _thread_init_with_real_started(threading.Thread.__init__)
+        threading.Thread.start = _managed_start(threading.Thread.start)
+        threading.Thread.join = _managed_join(threading.Thread.join)
         _installed = True
-    return ["threading.Lock", "threading.RLock", "threading.Condition",
+    return ["threading.Lock", "threading.RLock", "threading.Condition", "threading.Thread.start/join",
             "threading.Event (on Condition)", "threading.Semaphore (on Condition)"]

@@ -34,6 +34,7 @@ def reset():
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
     torch._dynamo.config.error_on_nested_fx_trace = True
+    torch._dynamo.config.error_on_recompile = False
 
 
 def version():

@@ -35,13 +35,14 @@ def _run_one(line, monitor, workloads, torch_state):
                 "metrics": {"bad_input": True}}
     knobs = dict(workloads.WORKLOADS[name]["knobs"])
     knobs.update(spec.get("knobs") or {})
-    if name not in _warmed and not torch_state.problems():
-        _warmed.add(name)
-        workloads.Trial(knobs, "none", 2, 0, monitor).warm_up()
+    warm_key = name + json.dumps(knobs, sort_keys=True)  # a script's knobs name the script
+    if warm_key not in _warmed and not torch_state.problems():
+        _warmed.add(warm_key)
+        workloads.make_trial(name, knobs, "none", 2, 0, monitor).warm_up()
     stale = torch_state.problems()
     torch_state.reset()
-    trial = workloads.Trial(knobs, spec.get("mitigation") or "none", int(spec.get("threads", 2)),
-                            int(spec.get("seed", 1)), monitor)
+    trial = workloads.make_trial(name, knobs, spec.get("mitigation") or "none", int(spec.get("threads", 2)),
+                                 int(spec.get("seed", 1)), monitor)
     hits_before = dict(monitor.hits)
     bridge.trial_begin(line)
     bridge.enter_main()

@@ -19,6 +19,8 @@ One trial body, shaped by knobs, runs on managed thread 0:
 """
 import json
 import os
+import sys
+import threading
 
 import torch
 
@@ -30,15 +32,22 @@ MITIGATIONS = _SPEC["mitigations"]
 
 
 class TraceMe(torch.nn.Module):
-    """What the user traces: two submodules, so module calls go through the patcher."""
+    """What the user traces: submodules, so module calls go through the
+    patcher. `layers` Linear layers (knob, default 1) widen the window in
+    which Module.__call__ is patched: each layer is a call the tracer records
+    (the point fx.trace.call_module) while the patch is in place."""
 
-    def __init__(self, dim):
+    def __init__(self, dim, layers=1):
         super().__init__()
         self.a = torch.nn.Linear(dim, dim)
+        self.more = torch.nn.ModuleList(torch.nn.Linear(dim, dim) for _ in range(layers - 1))
         self.b = torch.nn.ReLU()
 
     def forward(self, x):
-        return self.b(self.a(x)) + 1
+        x = self.a(x)
+        for layer in self.more:
+            x = layer(x)
+        return self.b(x) + 1
 
 
 _FN_SOURCE = "def fn(x):\n    return torch.sin(x) * 2 + x.cos()\n"
@@ -89,31 +98,55 @@ class Trial:
                 self.wrong.append(f"thread {i}: the FX graph of a module traced under concurrency differs from "
                                   f"the same module traced alone")
 
+    def _sizes(self):
+        return [4 + s for s in range(self.k["shapes"])]
+
     def _compiled(self, i):
         compiled = self.compiled[i]
-        sizes = [4 + s for s in range(self.k["shapes"])]
+        sizes, seen = self._sizes(), set()
         for step in range(self.k["steps"]):
-            x = torch.randn(sizes[step % len(sizes)], self.k["dim"])
-            y = self.mit.around(step == 0, lambda: compiled(x))
+            size = sizes[step % len(sizes)]
+            x = torch.randn(size, self.k["dim"])
+            y = self.mit.around(lambda: compiled(x), step == 0, size not in seen)
+            seen.add(size)
             if not torch.allclose(y, _fn(x)):
                 self.wrong.append(f"thread {i}: a compiled result differs from eager")
 
     def _flex(self, i):
         for step in range(self.k["steps"]):
-            self.mit.around(step == 0, lambda: _flex_call(self.k["dim"], 1 + step % self.k["shapes"]))
+            # An eager flex_attention call compiles every time: `compiles` is always true.
+            self.mit.around(lambda: _flex_call(self.k["dim"], 1 + step % self.k["shapes"]), step == 0, True)
+
+    def _warm_calls(self):
+        """Every (compiled function, input size) and flex size of the trial, for precompile."""
+        calls = []
+        if self.role(1 if self.k["user_trace"] else 0) == self._compiled:
+            for c in self.compiled:
+                for size in self._sizes():
+                    calls.append(lambda c=c, size=size: c(torch.randn(size, self.k["dim"])))
+        if self.k["flex"]:
+            for s in range(self.k["shapes"]):
+                calls.append(lambda s=s: _flex_call(self.k["dim"], 1 + s))
+        return calls
 
     def _eager_modules(self, i):
         mod = torch.nn.Sequential(torch.nn.Linear(self.k["dim"], self.k["dim"]), torch.nn.Tanh())
         for _ in range(self.k["steps"]):
+            # The workload's own point before each eager call: torch's eager
+            # module call has none, so without it this thread would run from
+            # start to end in one step and never meet another's trace half done.
+            if bridge.managed():
+                bridge.point(b"workload.eager_module_call")
             mod(torch.randn(2, self.k["dim"]))
 
     # --- the body on thread 0 ----------------------------------------------
     def run(self):
         torch.manual_seed(self.seed % (2 ** 63))
         self.compiled = [torch.compile(_fresh_fn(), backend="aot_eager") for _ in range(self.threads)]
-        self.trace_me = TraceMe(self.k["dim"])
+        self.trace_me = TraceMe(self.k["dim"], self.k.get("layers", 1))
         if self.k["user_trace"]:
             self.ref_graph = str(torch.fx.symbolic_trace(self.trace_me).graph)
+        self.mit.warm(self._warm_calls())
         fallbacks_before = self.monitor.hits.get("compiled.eager_fallback", 0)
         self.mit.begin()
         try:
@@ -138,7 +171,7 @@ class Trial:
         a worker's first trial takes the same steps as its later ones (a replay
         in a fresh worker follows its schedule)."""
         self.compiled = [torch.compile(_fresh_fn(), backend="aot_eager") for _ in range(2)]
-        self.trace_me = TraceMe(self.k["dim"])
+        self.trace_me = TraceMe(self.k["dim"], self.k.get("layers", 1))
         self.ref_graph = str(torch.fx.symbolic_trace(self.trace_me).graph)
         saved, self.threads = self.threads, 2
         for i in range(2):
@@ -157,7 +190,13 @@ class Trial:
         self.errors[:] = [f"{e}" for e in self.errors]
 
     def _run_processes(self):
-        """isolate_process: each worker in a fork of this process, alone in it."""
+        """isolate_process: each worker alone in a process of its own. A fork
+        of this process, except where a worker uses autograd (flex with
+        gradients): torch refuses autograd in a child forked after a backward
+        pass (the warm-up ran one), so those workers run in a freshly spawned
+        interpreter, which pays torch's import per worker."""
+        if self.k["flex"]:
+            return self._run_spawned()
         children = []
         for i in range(self.threads):
             r, w = os.pipe()
@@ -181,7 +220,132 @@ class Trial:
                 data += chunk
             os.close(r)
             os.waitpid(pid, 0)
-            got = json.loads(data or b'{"errors": ["a worker process died without a word"]}')
-            self.errors += got.get("errors", [])
-            self.wrong += got.get("wrong", [])
-            self.errors += [f"worker process: {s}" for s in got.get("stuck", [])]
+            self._gather(json.loads(data or b'{"errors": ["a worker process died without a word"]}'))
+
+    def _run_spawned(self):
+        import multiprocessing
+        ctx = multiprocessing.get_context("spawn")
+        children = []
+        for i in range(self.threads):
+            r, w = ctx.Pipe(duplex=False)
+            p = ctx.Process(target=_spawned_role, args=(self.k, i, self.threads, self.seed, w), daemon=True)
+            p.start()
+            w.close()
+            children.append((p, r))
+        for p, r in children:
+            try:
+                got = r.recv()
+            except EOFError:
+                got = {"errors": [f"a worker process died without a word (exit {p.exitcode})"]}
+            p.join()
+            self._gather(got)
+
+    def _gather(self, got):
+        self.errors += got.get("errors", [])
+        self.wrong += got.get("wrong", [])
+        self.errors += [f"worker process: {s}" for s in got.get("stuck", [])]
+
+
+def _spawned_role(knobs, i, threads, seed, conn):
+    """isolate_process's worker i in a spawned interpreter (no racelab
+    scheduling there): the trial's set-up, then role i alone."""
+    torch.set_num_threads(1)
+    t = Trial(knobs, "none", threads, seed, None)
+    torch.manual_seed(seed % (2 ** 63))
+    t.compiled = [torch.compile(_fresh_fn(), backend="aot_eager") for _ in range(threads)]
+    t.trace_me = TraceMe(knobs["dim"], knobs.get("layers", 1))
+    t.ref_graph = str(torch.fx.symbolic_trace(t.trace_me).graph)
+    errors = []
+    try:
+        t.role(i)(i)
+    except BaseException as e:  # noqa: BLE001
+        errors.append(f"{type(e).__name__}: {e}")
+    conn.send({"errors": errors, "wrong": t.wrong, "stuck": torch_state.problems()})
+    conn.close()
+
+
+class ScriptTrial:
+    """racelab pyrun: a user's script as the trial body, run as __main__ on
+    managed thread 0 with sys.argv = [script, *args]. Every thread it starts
+    is managed (racelab.sync); exceptions that escape a thread or the script
+    are errors; the torch state oracles apply as for the built-in workloads.
+    The mitigation is the script's to apply: it reads $RACELAB_MITIGATION."""
+
+    def __init__(self, knobs, mitigation, threads, seed, monitor):
+        self.script, self.args = knobs["script"], [str(a) for a in knobs["args"]]
+        self.mitigation, self.seed, self.monitor = mitigation, seed, monitor
+
+    def warm_up(self):
+        """The script once before its first trial, uncontrolled, each thread
+        it starts run to its end inside start() (so nothing races): torch's
+        lazy imports and first-time set-up happen here. Under control, a
+        thread importing a module while another holds the import lock would
+        block where the scheduler cannot see it."""
+        start, join = threading.Thread.start, threading.Thread.join
+
+        def run_now(t):
+            try:
+                t.run()
+            except BaseException:  # noqa: BLE001 -- a warm-up's failure is not a trial's
+                pass
+
+        threading.Thread.start, threading.Thread.join = run_now, lambda t, timeout=None: None
+        try:
+            self._exec([], "none")
+        finally:
+            threading.Thread.start, threading.Thread.join = start, join
+            torch_state.reset()
+
+    def _exec(self, errors, mitigation):
+        """Runs the script as __main__ in a namespace of its own, kept until
+        the next run (dynamo's guards refer to the script's globals)."""
+        saved = sys.argv, list(sys.path), os.environ.get("RACELAB_MITIGATION")
+        sys.argv = [self.script] + self.args
+        sys.path.insert(0, os.path.dirname(os.path.abspath(self.script)))
+        os.environ["RACELAB_MITIGATION"] = mitigation
+        os.environ["RACELAB_SEED"] = str(self.seed)
+        try:
+            with open(self.script) as f:
+                code = compile(f.read(), self.script, "exec")
+            ScriptTrial.namespace = {"__name__": "__main__", "__file__": self.script, "__builtins__": __builtins__}
+            exec(code, ScriptTrial.namespace)
+        except SystemExit as e:
+            if e.code not in (0, None):
+                errors.append(f"SystemExit: {e.code}")
+        except bridge.TrialAborted:
+            raise
+        except BaseException as e:  # noqa: BLE001
+            errors.append(f"{type(e).__name__}: {e}")
+        finally:
+            sys.argv, sys.path[:] = saved[0], saved[1]
+            if saved[2] is None:
+                os.environ.pop("RACELAB_MITIGATION", None)
+            else:
+                os.environ["RACELAB_MITIGATION"] = saved[2]
+
+    def run(self):
+        errors = []
+
+        def hook(a):
+            if not issubclass(a.exc_type, bridge.TrialAborted):
+                errors.append(f"{a.exc_type.__name__}: {a.exc_value}")
+
+        saved_hook, threading.excepthook = threading.excepthook, hook
+        fallbacks_before = self.monitor.hits.get("compiled.eager_fallback", 0)
+        try:
+            self._exec(errors, self.mitigation)
+        finally:
+            threading.excepthook = saved_hook
+        stuck = torch_state.problems()
+        return {
+            "errors": errors,
+            "stuck_state": "; ".join(stuck) + (" after the script returned" if stuck else ""),
+            "silent_fallbacks": self.monitor.hits.get("compiled.eager_fallback", 0) - fallbacks_before,
+            "metrics": {"torch": torch_state.version()},
+        }
+
+
+def make_trial(name, knobs, mitigation, threads, seed, monitor):
+    kind = WORKLOADS[name].get("kind", "builtin")
+    cls = ScriptTrial if kind == "script" else Trial
+    return cls(knobs, mitigation, threads, seed, monitor)

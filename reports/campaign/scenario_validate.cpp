@@ -115,11 +115,12 @@ class Checker {
 const std::set<std::string> kTopKeys = {"format",     "version",     "name",         "race",       "description",
                                         "workload",   "knobs",       "threads",      "seeds",      "strategies",
                                         "mitigations", "expectations", "cost",        "supervised", "trial_timeout_s",
-                                        "expectations_by_libtorch", "exec"};
+                                        "expectations_by_libtorch", "exec", "model"};
 const std::set<std::string> kStrategyKeys = {"strategy", "trials", "seconds", "threads"};
 const std::set<std::string> kExpectationKeys = {"reproduces_within", "holds_over", "outcome", "allowed", "max_rate",
                                                 "holds",             "strategies", "threads", "why"};
 const std::set<std::string> kCostKeys = {"metric", "ideal", "strategy"};
+const std::set<std::string> kModelKeys = {"scenario", "known_disagreements"};
 
 void check_expectation(Checker& c, const json& e, const std::string& path, const json& doc) {
   if (!e.is_object()) return c.add(path, type_name(e), "an expectation object");
@@ -438,6 +439,29 @@ void check_cost(Checker& c, const json& doc, const std::vector<std::string>& mit
   }
 }
 
+// The optional model twin of a real-torch scenario: the catalogue scenario of
+// the same race on the model, and the mitigations on which the two are known
+// to disagree, each with its cause.
+void check_model(Checker& c, const json& doc, const std::vector<std::string>& mitigations) {
+  if (!doc.contains("model")) return;
+  const auto& k = doc["model"];
+  if (!k.is_object()) return c.add("$.model", type_name(k), "an object {\"scenario\", \"known_disagreements\"}");
+  c.only_keys(k, "$.model", kModelKeys);
+  static const std::regex kName("[a-z0-9_]+");
+  if (auto* n = c.require(k, "$.model", "scenario"))
+    if (c.string(*n, "$.model.scenario") && !std::regex_match(n->get<std::string>(), kName))
+      c.add("$.model.scenario", show(*n), "the name of a model scenario ([a-z0-9_]+)");
+  if (!k.contains("known_disagreements")) return;
+  const auto& d = k["known_disagreements"];
+  if (!d.is_object()) return c.add("$.model.known_disagreements", type_name(d), "an object: mitigation -> why");
+  for (auto it = d.begin(); it != d.end(); ++it) {
+    const auto p = "$.model.known_disagreements." + it.key();
+    if (std::find(mitigations.begin(), mitigations.end(), it.key()) == mitigations.end())
+      c.add(p, "the key \"" + it.key() + "\"", "a mitigation listed in $.mitigations");
+    c.string(*it, p);
+  }
+}
+
 }  // namespace
 
 std::vector<Problem> validate_scenario(const json& doc, const std::string& file, const WorkloadLookup& lookup) {
@@ -457,6 +481,7 @@ std::vector<Problem> validate_scenario(const json& doc, const std::string& file,
                      });
   check_expectations(c, doc, mitigations);
   check_cost(c, doc, mitigations);
+  check_model(c, doc, mitigations);
   return c.problems;
 }
 

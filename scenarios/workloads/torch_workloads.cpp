@@ -27,9 +27,15 @@ struct TorchWorkloads {
       wl.mitigations = mitigations;
       wl.host = racelab::kPythonHost;
       wl.check_knobs = [](const nlohmann::json& k) {
-        racelab::int_knob(k, "steps", 1, 1000);
-        racelab::int_knob(k, "shapes", 1, 64);
-        racelab::int_knob(k, "dim", 1, 4096);
+        if (k.contains("steps")) racelab::int_knob(k, "steps", 1, 1000);
+        if (k.contains("shapes")) racelab::int_knob(k, "shapes", 1, 64);
+        if (k.contains("dim")) racelab::int_knob(k, "dim", 1, 4096);
+        if (k.contains("layers")) racelab::int_knob(k, "layers", 1, 64);
+        if (k.contains("script") && k.at("script").get<std::string>().empty())
+          throw racelab::KnobError("script", "\"\"", "the path of a Python script (racelab pyrun -- SCRIPT ARGS)");
+        if (k.contains("args"))
+          for (const auto& a : k.at("args"))
+            if (!a.is_string()) throw racelab::KnobError("args", a.dump(), "strings, the script's arguments");
       };
       wl.run = [name = wl.name](const racelab::TrialInput&) -> racelab::Observation {
         throw std::logic_error("workload '" + name + "' runs in a Python worker (engine/python_host.h)");
