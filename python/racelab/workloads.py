@@ -223,22 +223,22 @@ class Trial:
             self._gather(json.loads(data or b'{"errors": ["a worker process died without a word"]}'))
 
     def _run_spawned(self):
-        import multiprocessing
-        ctx = multiprocessing.get_context("spawn")
+        # subprocess, not multiprocessing: multiprocessing reaches into
+        # threading.RLock's internals, which racelab.sync replaces.
+        import subprocess
+        package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         children = []
         for i in range(self.threads):
-            r, w = ctx.Pipe(duplex=False)
-            p = ctx.Process(target=_spawned_role, args=(self.k, i, self.threads, self.seed, w), daemon=True)
-            p.start()
-            w.close()
-            children.append((p, r))
-        for p, r in children:
-            try:
-                got = r.recv()
-            except EOFError:
-                got = {"errors": [f"a worker process died without a word (exit {p.exitcode})"]}
-            p.join()
-            self._gather(got)
+            spec = json.dumps({"knobs": self.k, "i": i, "threads": self.threads, "seed": self.seed})
+            children.append(subprocess.Popen([sys.executable, "-c", _SPAWNED_MAIN, package_dir, spec],
+                                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+        for p in children:
+            out = p.stdout.read().decode(errors="replace")
+            p.stdout.close()
+            p.wait()
+            lines = [ln for ln in out.splitlines() if ln.startswith("@@racelab-result ")]
+            self._gather(json.loads(lines[-1][len("@@racelab-result "):]) if lines else
+                         {"errors": [f"a worker process died without a word (exit {p.returncode})"]})
 
     def _gather(self, got):
         self.errors += got.get("errors", [])
@@ -246,7 +246,16 @@ class Trial:
         self.errors += [f"worker process: {s}" for s in got.get("stuck", [])]
 
 
-def _spawned_role(knobs, i, threads, seed, conn):
+_SPAWNED_MAIN = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from racelab import workloads
+spec = json.loads(sys.argv[2])
+print("@@racelab-result " + json.dumps(workloads.spawned_role(spec["knobs"], spec["i"], spec["threads"], spec["seed"])))
+"""
+
+
+def spawned_role(knobs, i, threads, seed):
     """isolate_process's worker i in a spawned interpreter (no racelab
     scheduling there): the trial's set-up, then role i alone."""
     torch.set_num_threads(1)
@@ -260,8 +269,7 @@ def _spawned_role(knobs, i, threads, seed, conn):
         t.role(i)(i)
     except BaseException as e:  # noqa: BLE001
         errors.append(f"{type(e).__name__}: {e}")
-    conn.send({"errors": errors, "wrong": t.wrong, "stuck": torch_state.problems()})
-    conn.close()
+    return {"errors": errors, "wrong": t.wrong, "stuck": torch_state.problems()}
 
 
 class ScriptTrial:
