@@ -20,7 +20,11 @@
 //                failure, schedules/s (search.cpp);
 //   exec         the exec host on a two-thread C program: trials/s with the
 //                fork server / with an exec per trial, a controlled lock/unlock
-//                / native, free running with the preload library / native (exec.cpp).
+//                / native, free running with the preload library / native (exec.cpp);
+//   pytorch      the direct leak on the model and on real torch (a Python
+//                worker): trials/s of a holding cell and their ratio, trials to
+//                the first failure under os, random and pct:3; skipped without
+//                a Python with torch (pytorch.cpp).
 //
 // Output: BENCH.json (schema racelab-bench/1) and BENCH.md (report.cpp). With
 // --compare OLD.json every ratio is compared with the old run and flagged as a
@@ -45,7 +49,8 @@ struct Options {
   bool quick = false;
   std::string out_dir = "bench-out";
   std::string compare;
-  std::vector<std::string> sections{"scheduling", "reproduce", "fallback", "mitigations", "scaling", "search", "exec"};
+  std::vector<std::string> sections{"scheduling", "reproduce", "fallback", "mitigations", "scaling", "search", "exec",
+                                    "pytorch"};
   int repeats = 3;
   int64_t reproduce_trials = 60;
   int trainer_steps = 150;
@@ -78,6 +83,7 @@ json bench_reproduce(const Options& o);
 json bench_fallback(const Options& o);
 json bench_mitigations(const Options& o);
 json bench_scaling(const Options& o);
+json bench_pytorch(const Options& o);
 json bench_search(const Options& o);
 // The strategies the search section compares, in table order.
 const std::vector<std::string>& search_strategies();

@@ -57,6 +57,26 @@ std::string markdown(const json& b) {
        << "| free running with the preload library loaded / native | "
        << fmt_num(e["free_running"]["preloaded_over_native"]) << "x |\n\n";
   }
+  if (b.contains("pytorch")) {
+    auto& p = b["pytorch"];
+    md << "## Real torch beside the model (direct leak, 2 threads)\n\n";
+    if (p.contains("skipped")) {
+      md << "Skipped: " << p["skipped"].get<std::string>() << ".\n\n";
+    } else {
+      md << "torch " << p.value("torch", std::string("unknown")) << ".\n\n| measure | model | real torch | ratio |\n"
+         << "|---|---|---|---|\n| trials/s (global_lock, random) | " << fmt_num(p["trial_rate"]["model"]["trials_per_s"], 1)
+         << " | " << fmt_num(p["trial_rate"]["pytorch"]["trials_per_s"], 2) << " | model "
+         << fmt_num(p["trial_rate"]["model_over_pytorch"], 0) << "x faster |\n";
+      for (auto& r : p["trials_to_first_failure"]) {
+        auto shown = [&](const json& v) {
+          return v.is_null() ? "none in " + std::to_string(r["budget"].get<long>()) : std::to_string(v.get<long>());
+        };
+        md << "| trials to the first failure, " << r["strategy"].get<std::string>() << " | " << shown(r["model"])
+           << " | " << shown(r["pytorch"]) << " | |\n";
+      }
+      md << "\n";
+    }
+  }
   if (b.contains("reproduce")) {
     md << "## Time to reproduce (mitigation none, 2 threads)\n\n"
           "| race | strategy | failed / trials | p (95% CI) | median trials to failure | median ms to failure |\n"

@@ -1,0 +1,72 @@
+// cli/bench/pytorch.cpp -- real torch beside the model (see bench.h): the
+// direct leak on both, through the same engine.
+//  - trial rate: trials per second of a holding cell (global_lock, random, 2
+//    threads) on the model (a C++ worker) and on real torch (a Python worker
+//    with torch.compile), and their ratio;
+//  - trials to the first failure (mitigation none, 2 threads) under os,
+//    random and pct:3 on both.
+// Skipped, saying why, without a Python with torch (--python CMD or
+// $RACELAB_PYTHON).
+#include "cli/bench/bench.h"
+
+#include <algorithm>
+
+#include "engine/python_host.h"
+
+namespace racelab::cli::bench {
+
+namespace {
+
+CellSpec cell(const std::string& workload, const std::string& mitigation, const std::string& strategy, int64_t n) {
+  CellSpec s;
+  s.workload = workload;
+  s.mitigation = mitigation;
+  s.strategy = strategy;
+  s.threads = 2;
+  s.seed = 1;
+  s.max_trials = n;
+  s.trial_timeout_s = 240;
+  return s;
+}
+
+}  // namespace
+
+json bench_pytorch(const Options& o) {
+  json out;
+  if (python_command().empty()) {
+    out["skipped"] = "no Python with torch: give --python CMD or set RACELAB_PYTHON (ci/setup-torch makes one)";
+    return out;
+  }
+  const int64_t rate_trials = o.quick ? 3 : 20, first_budget = o.quick ? 5 : 20;
+  const std::pair<const char*, const char*> sides[] = {{"model", "direct_leak"}, {"pytorch", "torch_direct_leak"}};
+  json rate;
+  for (const auto& [side, workload] : sides) {
+    run(cell(workload, "global_lock", "random", 1));  // starts the worker (and warms torch): not in the rate
+    CellRun r = run(cell(workload, "global_lock", "random", rate_trials));
+    for (const auto& rec : r.records)
+      if (rec.metrics.is_object() && rec.metrics.contains("torch") && rec.metrics["torch"].is_string())
+        out["torch"] = rec.metrics["torch"];
+    rate[side] = {{"workload", workload},
+                  {"trials", r.summary.trials},
+                  {"failures", r.summary.failures},
+                  {"trials_per_s", r.summary.trials / std::max(1e-9, r.summary.wall_s)}};
+  }
+  rate["model_over_pytorch"] =
+      rate["model"]["trials_per_s"].get<double>() / std::max(1e-9, rate["pytorch"]["trials_per_s"].get<double>());
+  out["trial_rate"] = rate;
+  json first = json::array();
+  for (const char* strategy : {"os", "random", "pct:3"}) {
+    json row = {{"strategy", strategy}, {"budget", first_budget}};
+    for (const auto& [side, workload] : sides) {
+      CellSpec s = cell(workload, "none", strategy, first_budget);
+      s.stop_at_first_failure = true;
+      CellRun r = run(s);
+      row[side] = r.summary.failures > 0 ? json(r.summary.trials) : json(nullptr);  // null: none within the budget
+    }
+    first.push_back(row);
+  }
+  out["trials_to_first_failure"] = first;
+  return out;
+}
+
+}  // namespace racelab::cli::bench
