@@ -44,6 +44,10 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
                  "wait: a futex, a spin loop; 0 = never)")
       ->check(CLI::Range(0, 600000))
       ->capture_default_str();
+  app.add_option("--env", program.env,
+                 "--exec: NAME=VALUE in the program's environment (repeatable); LD_PRELOAD=LIB loads LIB beside "
+                 "racelab's library, e.g. libracelab_op_points_preload.so with RACELAB_OP_POINTS=REGEX for "
+                 "op-level points in a LibTorch program");
   app.add_option("--scenario", spec.scenario, "Scenario name recorded in results and schedules");
   if (!exec_only) {
     app.add_option("-m,--mitigation", spec.mitigation, "Mitigation (default: the workload's first)");
@@ -96,6 +100,11 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
       std::fprintf(stderr, "racelab: --exec takes no --knob and no --in-process: the program runs in its own process\n");
       return kExitUsage;
     }
+    for (const auto& e : f.program.env)
+      if (e.find('=') == std::string::npos || e.front() == '=') {
+        std::fprintf(stderr, "racelab: --env '%s': expected NAME=VALUE\n", e.c_str());
+        return kExitUsage;
+      }
     f.program.argv = f.positional;
     f.spec.workload = kExecWorkload;
     f.spec.threads = 1;  // the program starts its own threads; recorded as 1
@@ -108,8 +117,9 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
   } else {
     const ExecProgram defaults;
     if (!f.program.fork_server || !f.program.fail_on_output.empty() || f.program.expect_exit != defaults.expect_exit ||
-        f.program.let_go_ms != defaults.let_go_ms) {
-      std::fprintf(stderr, "racelab: --no-fork-server, --fail-on-output, --expect-exit and --let-go-ms go with --exec\n");
+        f.program.let_go_ms != defaults.let_go_ms || !f.program.env.empty()) {
+      std::fprintf(stderr, "racelab: --no-fork-server, --fail-on-output, --expect-exit, --let-go-ms and --env go with "
+                           "--exec\n");
       return kExitUsage;
     }
     if (f.positional.size() != 1) {

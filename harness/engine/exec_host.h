@@ -20,6 +20,9 @@
 //   expect_exit     the exit status of a passing run (else: error)
 //   let_go_ms       a running thread with no scheduling point for this long
 //                   is let go (an uncontrolled wait; 0 = never)
+//   env             {NAME: VALUE} added to the program's environment;
+//                   LD_PRELOAD's libraries load after racelab's own (e.g. the
+//                   op-level points of libracelab_op_points_preload.so)
 //
 // Outcomes: the program's exit status other than expect_exit -> error; death
 // by a signal (abort() included) -> crash; every thread blocked -> hang, with
@@ -54,6 +57,7 @@ struct ExecProgram {
   std::string fail_on_output;
   int expect_exit = 0;
   int let_go_ms = 100;
+  std::vector<std::string> env;  // NAME=VALUE
 };
 
 // The knobs of the "exec" workload for `program`, after checking it (throws ExecError).

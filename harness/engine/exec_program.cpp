@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "engine/exec_host.h"
+#include "engine/exec_protocol.h"
 #include "engine/python_host.h"
 #include "engine/run_trial.h"
 #include "racelab/workload.h"
@@ -122,8 +123,25 @@ std::vector<std::string> argv_of(const json& knobs) {
   return out;
 }
 
+// NAME=VALUE words from the knob "env" ({NAME: VALUE}); KnobError when it is not that.
+std::vector<std::string> env_of(const json& knobs) {
+  std::vector<std::string> out;
+  if (!knobs.contains("env")) return out;
+  const json& e = knobs.at("env");
+  static const std::regex name_re("[A-Za-z_][A-Za-z0-9_]*");
+  for (auto it = e.begin(); it != e.end(); ++it) {
+    if (!it.value().is_string() || !std::regex_match(it.key(), name_re))
+      throw KnobError("env", e.dump(), "an object NAME -> VALUE of strings, NAME a variable name");
+    if (it.key() == kExecEnv || it.key() == kExecPreloadWasEnv)
+      throw KnobError("env", e.dump(), fmt::format("no {}: racelab sets it to drive the program", it.key()));
+    out.push_back(it.key() + "=" + it.value().get<std::string>());
+  }
+  return out;
+}
+
 void check_knobs(const json& knobs) {
   std::vector<std::string> argv = argv_of(knobs);
+  env_of(knobs);
   try {
     std::regex(knobs.at("fail_on_output").get<std::string>());
   } catch (const std::regex_error& e) {
@@ -147,7 +165,8 @@ const WorkloadRegistrar kExec{Workload{
          {"fork_server", true},
          {"fail_on_output", ""},
          {"expect_exit", 0},
-         {"let_go_ms", 100}},
+         {"let_go_ms", 100},
+         {"env", json::object()}},
     {"none"},
     false,
     nullptr,
@@ -171,7 +190,14 @@ json exec_knobs(const ExecProgram& p) {
   std::vector<std::string> argv = p.argv;
   argv[0] = resolve(argv[0]);
   check_elf(argv[0]);
+  json env = json::object();
+  for (const std::string& e : p.env) {
+    const auto eq = e.find('=');
+    if (eq == std::string::npos || eq == 0) throw ExecError(fmt::format("--env '{}': expected NAME=VALUE", e));
+    env[e.substr(0, eq)] = e.substr(eq + 1);
+  }
   return json{{"argv", argv},
+              {"env", env},
               {"program_id", program_id(argv[0])},
               {"fork_server", p.fork_server},
               {"fail_on_output", p.fail_on_output},
@@ -190,6 +216,7 @@ json complete_exec_knobs(const json& knobs) {
   p.fail_on_output = knobs.value("fail_on_output", p.fail_on_output);
   p.expect_exit = knobs.value("expect_exit", p.expect_exit);
   p.let_go_ms = knobs.value("let_go_ms", p.let_go_ms);
+  p.env = env_of(knobs);
   return exec_knobs(p);
 }
 
@@ -225,7 +252,8 @@ Supervisor& supervisor_for(const TrialSpec& spec) {
   static std::map<std::string, std::unique_ptr<Supervisor>> by_program;
   std::vector<std::string> argv = argv_of(spec.knobs);
   const bool fork_server = spec.knobs.value("fork_server", true);
-  std::string key = json(argv).dump() + (fork_server ? "|fork" : "|exec");
+  // One worker per program and environment: the fork server's image has both.
+  std::string key = json(argv).dump() + spec.knobs.value("env", json::object()).dump() + (fork_server ? "|fork" : "|exec");
   auto& slot = by_program[key];
   if (!slot) {
     SupervisorOptions opt;

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -81,8 +82,9 @@ class ExecWorker {
   TrialResult run(const TrialSpec& spec);
 
  private:
-  // Starts the program; false (and *why) when it never says hello from main.
-  bool start(std::string* why);
+  // Starts the program with the knobs' environment; false (and *why) when it
+  // never says hello from main.
+  bool start(const json& knobs, std::string* why);
   void stop(bool kill_it);
   bool read_line(Program& p, std::string* line, Clock::time_point deadline, std::string* output);
   void drain_output(std::string* output, int timeout_ms);
@@ -98,7 +100,7 @@ class ExecWorker {
   Program prog_;
 };
 
-bool ExecWorker::start(std::string* why) {
+bool ExecWorker::start(const json& knobs, std::string* why) {
   int to[2], from[2], out[2];
   if (::pipe2(to, O_CLOEXEC) || ::pipe2(from, O_CLOEXEC) || ::pipe2(out, O_CLOEXEC))
     throw std::runtime_error("exec worker: pipe");
@@ -126,6 +128,21 @@ bool ExecWorker::start(std::string* why) {
     if (std::strncmp(*e, "RACELAB_", 8) == 0) continue;
     env.emplace_back(*e);
   }
+  // The knobs' environment (engine/exec_host.h: env) over the inherited one;
+  // its LD_PRELOAD loads after the shim, and stays for the program's children.
+  if (knobs.contains("env") && knobs["env"].is_object())
+    for (auto it = knobs["env"].begin(); it != knobs["env"].end(); ++it) {
+      if (!it.value().is_string()) continue;
+      const std::string value = it.value().get<std::string>();
+      if (it.key() == "LD_PRELOAD") {
+        if (!value.empty()) preload_was = value + (preload_was.empty() ? "" : ":" + preload_was);
+        continue;
+      }
+      const std::string prefix = it.key() + "=";
+      env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string& e) { return e.rfind(prefix, 0) == 0; }),
+                env.end());
+      env.push_back(prefix + value);
+    }
   env.push_back("LD_PRELOAD=" + preload_ + (preload_was.empty() ? "" : ":" + preload_was));
   env.push_back(fmt::format("{}={}", kExecEnv, fork_server_ ? "fork" : "single"));
   env.push_back(fmt::format("{}={}", kExecPreloadWasEnv, preload_was));
@@ -239,7 +256,7 @@ TrialResult ExecWorker::run(const TrialSpec& spec) {
   const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
                                  std::chrono::duration<double>(spec.watchdog_s * 1.5 + 1));
   std::string why;
-  if (prog_.pid < 0 && !start(&why)) {
+  if (prog_.pid < 0 && !start(spec.knobs, &why)) {
     TrialResult r;
     r.outcome = Outcome::kError;
     r.detail = why;

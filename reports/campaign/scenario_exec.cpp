@@ -17,8 +17,8 @@ namespace {
 
 using nlohmann::json;
 
-const std::set<std::string> kExecKeys = {"command", "commands", "fail_on_output", "expect_exit", "let_go_ms",
-                                         "fork_server"};
+const std::set<std::string> kExecKeys = {"command",   "commands",  "env",        "fail_on_output",
+                                         "expect_exit", "let_go_ms", "fork_server"};
 
 std::string show(const json& v) {
   std::string s = v.dump();
@@ -78,6 +78,16 @@ json knobs_of(const json& exec, const json& command, const std::string& file, co
     argv[0] = fs::absolute(dir / program).lexically_normal().string();
   }
   json knobs = {{"argv", argv}};
+  if (exec.contains("env")) {
+    json env = json::object();
+    for (auto it = exec["env"].begin(); it != exec["env"].end(); ++it) {
+      std::string v = it.value().get<std::string>();
+      replace_all(&v, "{mitigation}", mitigation);
+      replace_all(&v, "{threads}", std::to_string(threads));
+      env[it.key()] = v;
+    }
+    knobs["env"] = env;
+  }
   for (const char* k : {"fail_on_output", "expect_exit", "let_go_ms", "fork_server"})
     if (exec.contains(k)) knobs[k] = exec[k];
   return knobs;
@@ -155,6 +165,13 @@ void check_exec_section(const json& doc, const std::string& file, const std::vec
   };
   int_in("expect_exit", 0, 255, "the exit status of a passing run");
   int_in("let_go_ms", 0, 600000, "milliseconds without a scheduling point before a thread is let go");
+  if (exec.contains("env")) {
+    const json& env = exec["env"];
+    if (!env.is_object() || !std::all_of(env.begin(), env.end(), [](const json& v) { return v.is_string(); })) {
+      add("$.exec.env", show(env), "an object NAME -> VALUE of strings (the program's environment)");
+      sound = false;
+    }
+  }
   if (exec.contains("fork_server") && !exec["fork_server"].is_boolean()) {
     add("$.exec.fork_server", show(exec["fork_server"]), "true (fork the program stopped at main) or false");
     sound = false;

@@ -4,11 +4,13 @@
 //   "workload": "exec",
 //   "exec": {"commands": {"none":  ["./lost_update"],
 //                         "fixed": ["./lost_update_fixed"]},
+//            "env": {"MYPROG_LOCK": "{mitigation}"},
 //            "fail_on_output": "mismatch", "expect_exit": 0,
 //            "let_go_ms": 100, "fork_server": true}
 //
 // Each mitigation is a variant of the program: `commands[m]`, or else the
-// shared `command` (one program with a mitigation flag). In every argument
+// shared `command` (one program with a mitigation flag); `env` is added to
+// every variant's environment. In every argument and environment value
 // "{mitigation}" becomes the mitigation's name and "{threads}" the cell's
 // thread count. A program named with a slash is relative to the scenario
 // file's directory; a bare name is searched on PATH, as a shell would.

@@ -70,6 +70,18 @@ TEST(ScenarioExec, OneCommandWithTheMitigationAndThreadsSubstituted) {
   EXPECT_EQ(cells[3].spec.threads, 4);
 }
 
+TEST(ScenarioExec, EnvironmentValuesTakeTheMitigationToo) {
+  json d = exec_doc();
+  d["exec"]["env"] = {{"MYPROG_LOCK", "{mitigation}"}, {"LD_PRELOAD", "/opt/lib/libpoints.so"}};
+  ASSERT_TRUE(validate_scenario(d, "/cat/mine.json").empty()) << all(validate_scenario(d, "/cat/mine.json"));
+  const auto cells = plan_cells({parse_scenario(d, "/cat/mine.json")}, {});
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_EQ(cells[0].spec.knobs["env"], json({{"MYPROG_LOCK", "none"}, {"LD_PRELOAD", "/opt/lib/libpoints.so"}}));
+  EXPECT_EQ(cells[1].spec.knobs["env"]["MYPROG_LOCK"], "fixed");
+  d["exec"]["env"] = {{"MYPROG_LOCK", 1}};
+  EXPECT_TRUE(has(validate_scenario(d, "f.json"), "$.exec.env", "NAME -> VALUE of strings"));
+}
+
 TEST(ScenarioExec, EveryProblemNamesItsPath) {
   json d = exec_doc();
   d["exec"]["commands"].erase("fixed");
