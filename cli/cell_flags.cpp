@@ -55,7 +55,7 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
         ->capture_default_str();
   }
   app.add_option("-s,--strategy", spec.strategy,
-                 "os | os+jitter[:P] | random | pct:D | pos | surw | dfs:P | auto | replay:FILE|STRING")->capture_default_str();
+                 "os | os+jitter[:P] | random | pct:D | pos | surw | dfs:P | dpor:P | auto | replay:FILE|STRING")->capture_default_str();
   app.add_option("--seed", spec.seed, "Cell seed (trial seeds derive from it)")->capture_default_str();
   app.add_option("-n,--budget", spec.max_trials, "Maximum trials")->check(positive_integer())
       ->capture_default_str();

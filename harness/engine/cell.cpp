@@ -157,6 +157,7 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     if (is_failure(r.outcome) && spec.stop_at_first_failure) break;
   }
   sum.exhausted = driver->exhausted();
+  sum.classes = driver->classes();
   sum.pct_floor = driver->pct_floor();
   const StrategyDriver::PctParams pct = driver->pct_params();
   sum.pct_depth = pct.d;

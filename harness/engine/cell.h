@@ -53,7 +53,8 @@ struct CellSummary {
   std::map<std::string, int64_t> by_outcome;
   int64_t first_failure_trial = -1;
   std::string first_failure_schedule;
-  bool exhausted = false;  // dfs: every schedule within the bound was tried (complete)
+  bool exhausted = false;  // dfs, dpor: every schedule (class) within the bound was tried (complete)
+  int64_t classes = -1;    // dpor: the classes of equivalent schedules it explored; -1: not counted
   double pct_floor = 0;    // pct: 1/(n*k^(d-1)) for the n and k learned
   int pct_depth = 0;       // ... and its d, k and n (auto: its pct arm's); 0: no PCT
   int64_t pct_k = 0;

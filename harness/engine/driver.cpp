@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engine/dpor.h"
 #include "engine/strategy.h"
 
 namespace racelab {
@@ -304,7 +305,7 @@ class ReplayDriver : public StrategyDriver {
 
 // The bounds keep a typo from becoming a search that never ends: pct's depth
 // spreads D-1 change points (beyond ~10 the guarantee 1/(n*k^(D-1)) is nil),
-// dfs enumerates every schedule with up to P preemptions (exponential in P).
+// dfs and dpor enumerate every schedule (class) with up to P preemptions (exponential in P).
 int parse_param(const std::string& name, const std::string& text, int min, int max) {
   size_t used = 0;
   int v = 0;
@@ -321,7 +322,7 @@ int parse_param(const std::string& name, const std::string& text, int min, int m
 
 }  // namespace
 
-const char* const kStrategySyntax = "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, auto or replay:FILE";
+const char* const kStrategySyntax = "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, dpor:P, auto or replay:FILE";
 const char* const kAutoArms[] = {"surw", "pos", "pct:3"};
 
 StrategyName parse_strategy(const std::string& name) {
@@ -355,6 +356,9 @@ StrategyName parse_strategy(const std::string& name) {
   } else if (head == "dfs") {
     s.kind = StrategyName::Kind::kDfs;
     s.param = parse_param(name, arg, 0, 8);
+  } else if (head == "dpor") {
+    s.kind = StrategyName::Kind::kDpor;
+    s.param = parse_param(name, arg, 0, 8);
   } else if (head == "replay") {
     if (arg.empty()) throw std::invalid_argument("strategy 'replay:': expected a schedule file or compact string");
     s.kind = StrategyName::Kind::kReplay;
@@ -385,6 +389,7 @@ std::unique_ptr<StrategyDriver> make_driver(const std::string& name, int threads
     case StrategyName::Kind::kAuto: return std::make_unique<AutoDriver>(threads, seed);
     case StrategyName::Kind::kPct: return std::make_unique<PctDriver>(s.param, threads);
     case StrategyName::Kind::kDfs: return std::make_unique<DfsDriver>(s.param);
+    case StrategyName::Kind::kDpor: return make_dpor_driver(s.param);
     case StrategyName::Kind::kReplay: return std::make_unique<ReplayDriver>(load_schedule_arg(s.replay));
   }
   throw std::logic_error("make_driver: unhandled strategy kind");

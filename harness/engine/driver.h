@@ -14,6 +14,8 @@
 //                      all the cell's earlier trials
 //   dfs:P              depth-first over all schedules with at most P preemptions;
 //                      exhausted() once every one was tried (the `complete` verdict)
+//   dpor:P             the same classes of schedules as dfs:P, one or a few schedules per
+//                      class (engine/dpor.h); exhausted() and classes() likewise
 //   auto               a portfolio of kAutoArms, trials shared by Thompson sampling on
 //                      each arm's failures; every trial's spec names its arm ("via")
 //   replay:FILE|STRING every trial follows the schedule exactly
@@ -37,18 +39,20 @@ namespace racelab {
 
 // A strategy name, parsed.
 struct StrategyName {
-  enum class Kind { kOs, kOsJitter, kRandom, kPct, kPos, kSurw, kDfs, kAuto, kReplay };
+  enum class Kind { kOs, kOsJitter, kRandom, kPct, kPos, kSurw, kDfs, kDpor, kAuto, kReplay };
   Kind kind = Kind::kOs;
-  int param = 0;        // pct: the depth D; dfs: the preemption bound P
+  int param = 0;        // pct: the depth D; dfs, dpor: the preemption bound P
   double jitter = 0.2;  // os+jitter: the probability P
   std::string replay;   // replay: a schedule file or compact string
   // False for the free-running strategies (os, os+jitter): no scheduler.
   bool controlled() const { return kind != Kind::kOs && kind != Kind::kOsJitter; }
+  // dfs:P and dpor:P: searches whose completion proves a bound.
+  bool exhaustive() const { return kind == Kind::kDfs || kind == Kind::kDpor; }
 };
 
 // Throws std::invalid_argument naming the problem for an unknown or malformed name.
 StrategyName parse_strategy(const std::string& name);
-// For messages: "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, auto or replay:FILE".
+// For messages: "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, dpor:P, auto or replay:FILE".
 extern const char* const kStrategySyntax;
 // The strategies `auto` shares its trials among, in order.
 extern const char* const kAutoArms[3];
@@ -63,6 +67,8 @@ class StrategyDriver {
   virtual bool next(int64_t trial, nlohmann::json* spec) = 0;
   virtual void observe(const TrialResult& result) { (void)result; }
   virtual bool exhausted() const { return false; }
+  // dpor: the classes of equivalent schedules explored; -1 for other strategies.
+  virtual int64_t classes() const { return -1; }
   // The PCT guarantee 1/(n*k^(d-1)) for what was learned so far; 0 otherwise.
   virtual double pct_floor() const { return 0; }
   // The depth d, steps k and threads n behind pct_floor(); d = 0 without PCT.

@@ -64,6 +64,12 @@ Footprint Scheduler::footprint_of(const void* object, bool write) {
   return Footprint{it->second, write};
 }
 
+void Scheduler::touch_current(int self, int object) {
+  if (self < 0 || decisions_.empty() || decisions_.back().thread != self) return;
+  std::vector<int>& t = decisions_.back().touched;
+  if (std::find(t.begin(), t.end(), object) == t.end()) t.push_back(object);
+}
+
 const char* Scheduler::name_of(const void* resource) const {
   auto it = names_.find(resource);
   return it == names_.end() ? "resource" : it->second;
@@ -216,6 +222,7 @@ void Scheduler::on_yield(const char* name) {
   rejoin(lk, me, name);
   if (aborted_) return throw_aborted(lk);
   pending_[me] = name;
+  footprints_[me] = Footprint{};  // a yield names no object: what follows may touch anything
   add_event(me, "yield", name ? name : "");
   reschedule(lk, me, /*yield=*/true);
   wait_turn(lk, me);
@@ -294,6 +301,7 @@ void Scheduler::on_join(int id) {
   int me = self();
   Lock lk(mu_);
   if (!aborted_) rejoin(lk, me, "thread.join");
+  if (!aborted_ && threads_[id].state == State::kEnded) touch_current(me, -1);  // ordered after all it did
   if (!aborted_ && threads_[id].state != State::kEnded) {
     threads_[me].state = State::kJoining;
     threads_[me].join_target = id;
@@ -335,6 +343,8 @@ void Scheduler::on_release(const void* resource) {
   }
   if (me >= 0) rejoin(lk, me, name_of(resource));
   if (aborted_) return;
+  // Releasing enables the threads blocked on it: the step writes the resource.
+  if (me >= 0) touch_current(me, footprint_of(resource, true).object);
   for (auto& t : threads_) {
     if (t.state == State::kBlocked && t.blocked_on == resource) {
       t.state = State::kRunnable;

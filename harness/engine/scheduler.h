@@ -141,6 +141,8 @@ class Scheduler : public Controller {
   // The trial's number for an object (first appearance order); nullptr: -1.
   Footprint footprint_of(const void* object, bool write);
   const char* name_of(const void* resource) const;
+  // Adds to Decision::touched of the step `self` is running (if it runs one).
+  void touch_current(int self, int object);
 
   Strategy* strategy_;
   Options options_;

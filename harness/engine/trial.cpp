@@ -49,6 +49,7 @@ json TrialResult::to_json() const {
     x["requester"] = d.requester;
     x["requester_runnable"] = d.requester_runnable;
     x["runnable"] = d.runnable;
+    if (!d.touched.empty()) x["touched"] = d.touched;
     ds.push_back(std::move(x));
   }
   json es = json::array();
@@ -78,6 +79,7 @@ TrialResult TrialResult::from_json(const json& j) {
     d.object = x.value("object", -1);
     d.write = x.value("access", "write") != "read";
     d.let_go = x.value("let_go", false);
+    d.touched = x.value("touched", std::vector<int>{});
     r.decisions.push_back(std::move(d));
   }
   for (const auto& x : j.value("events", json::array())) {

@@ -49,6 +49,12 @@ struct Decision {
   // object -1 = no object named (dependent on everything).
   int object = -1;
   bool write = true;
+  // What the step did besides its point's object, learned while it ran: the
+  // objects it wrote by releasing them (a mutex unlocked, a condition variable
+  // notified: that enables the threads blocked on it), and -1 when it joined an
+  // ended thread (ordered after everything that thread did). The reduction
+  // (engine/dpor.h) counts these as writes; schedules do not record them.
+  std::vector<int> touched;
   // The requester was let go after an uncontrolled wait (Scheduler::let_go):
   // this step happened because of time, not of the program.
   bool let_go = false;
