@@ -134,18 +134,20 @@ json check_expectation(const Scenario& s, const Expectation& e, const std::vecto
   }
   if (e.exhaustive_preemptions >= 0) {
     Clause c{fmt::format("holds exhaustive_preemptions {}", e.exhaustive_preemptions), "pass", ""};
-    // Per matched thread count: the dfs:Q cells (Q >= P) and whether one completed.
+    // Per matched thread count: the dfs:Q and dpor:Q cells (Q >= P) and whether one completed.
     std::map<int, std::vector<std::string>> searched;  // threads -> "dfs:2 complete (340 schedules)"
     std::map<int, bool> complete;
-    // The thread counts where a dfs:Q cell was planned (a scenario may run dfs at small
-    // thread counts only): the proof is claimed, and demanded, at those.
+    // The thread counts where an exhaustive cell was planned (a scenario may run dfs at
+    // small thread counts only): the proof is claimed, and demanded, at those.
     for (const auto& k : cells) {
       const std::string& strategy = std::get<3>(k);
-      if (strategy.rfind("dfs:", 0) != 0) continue;
       int q = -1;
       try {
-        q = parse_strategy(strategy).param;
+        const StrategyName s = parse_strategy(strategy);
+        if (!s.exhaustive()) continue;
+        q = s.param;
       } catch (const std::invalid_argument&) {
+        continue;
       }
       if (q < e.exhaustive_preemptions) continue;
       complete.emplace(std::get<2>(k), false);
@@ -161,7 +163,7 @@ json check_expectation(const Scenario& s, const Expectation& e, const std::vecto
       if (!ok) missing.push_back(std::to_string(t));
       if (searched.count(t)) parts.push_back(fmt::format("{} threads: {}", t, fmt::join(searched[t], ", ")));
     }
-    c.measured = parts.empty() ? "no dfs cell ran" : fmt::format("{}", fmt::join(parts, "; "));
+    c.measured = parts.empty() ? "no dfs or dpor cell ran" : fmt::format("{}", fmt::join(parts, "; "));
     if (complete.empty()) missing.push_back("any");
     if (failures > 0) {
       c.status = "fail";

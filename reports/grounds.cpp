@@ -17,8 +17,11 @@ using nlohmann::json;
 
 namespace {
 
+// The exhaustive cells (dfs:P, dpor:P) of one preemption bound.
 struct DfsBound {
   int64_t schedules = 0;
+  int64_t classes = 0;  // dpor cells' classes
+  bool counted_classes = false;  // some cell counted classes (dpor); dfs: every schedule is its own
   bool complete = true;
   std::set<int> threads;
 };
@@ -120,9 +123,12 @@ json verdict_grounds(const std::string& verdict, const json& cells) {
     const std::string strategy = c["strategy"].get<std::string>();
     try {
       const StrategyName s = parse_strategy(strategy);
-      if (s.kind != StrategyName::Kind::kDfs) continue;
+      if (!s.exhaustive()) continue;
       DfsBound& b = dfs[s.param];
       b.schedules += c["trials"].get<int64_t>();
+      const int64_t classes = c.value("classes", int64_t{-1});
+      b.classes += classes >= 0 ? classes : c["trials"].get<int64_t>();
+      b.counted_classes = b.counted_classes || classes >= 0;
       b.complete = b.complete && c.value("exhausted", false);
       b.threads.insert(c["threads"].get<int>());
     } catch (const std::invalid_argument&) {
@@ -135,15 +141,20 @@ json verdict_grounds(const std::string& verdict, const json& cells) {
   // The strongest exhaustive claim: the highest bound searched to completion.
   for (auto it = dfs.rbegin(); it != dfs.rend(); ++it) {
     if (!it->second.complete) continue;
-    return {{"kind", "exhaustive"},
-            {"preemptions", it->first},
-            {"schedules", it->second.schedules},
-            {"threads", it->second.threads},
-            {"complete", true},
-            {"pct", pct},
-            {"text", fmt::format("exhaustive up to {} preemption{}, {} schedules, complete ({} threads); {}{}",
-                                 it->first, it->first == 1 ? "" : "s", it->second.schedules,
-                                 fmt::join(it->second.threads, ", "), sampled, pct_text)}};
+    const DfsBound& b = it->second;
+    const std::string explored = b.counted_classes ? fmt::format("{} classes in {} schedules", b.classes, b.schedules)
+                                                   : fmt::format("{} schedules", b.schedules);
+    json g = {{"kind", "exhaustive"},
+              {"preemptions", it->first},
+              {"schedules", b.schedules},
+              {"threads", b.threads},
+              {"complete", true},
+              {"pct", pct},
+              {"text", fmt::format("exhaustive up to {} preemption{}, {}, complete ({} threads); {}{}", it->first,
+                                   it->first == 1 ? "" : "s", explored, fmt::join(b.threads, ", "), sampled,
+                                   pct_text)}};
+    if (b.counted_classes) g["classes"] = b.classes;
+    return g;
   }
   return {{"kind", "sampled"}, {"trials", trials}, {"pct", pct}, {"text", sampled + pct_text}};
 }

@@ -4,7 +4,8 @@
 // A "holds" rests on one of
 //  - exhaustive search: "exhaustive up to P preemptions, N schedules,
 //    complete" (dfs:P cells that tried every schedule within the bound, for
-//    every thread count they ran), or
+//    every thread count they ran; with dpor:P cells "N classes in M
+//    schedules": every class of equivalent schedules), or
 //  - sampling: "no failure in N trials of strategies random (60), pct:3 (60),
 //    auto [surw 20, pos 20, pct:3 20]", with PCT's guarantee at the measured n
 //    and k: a depth-d bug is hit per trial with probability >= 1/(n*k^(d-1)),

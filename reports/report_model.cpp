@@ -226,6 +226,7 @@ json cells_json(const Scenario& s, const Campaign& c, const std::map<CellKey, Ce
       cj["wall_s"] = st.summary->value("wall_s", 0.0);
       if (st.summary->contains("pct")) cj["pct"] = (*st.summary)["pct"];
       if (st.summary->contains("note")) cj["note"] = (*st.summary)["note"];
+      if (st.summary->contains("classes")) cj["classes"] = (*st.summary)["classes"];
     }
     cells.push_back(cj);
   }

@@ -43,7 +43,7 @@ json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 }  // namespace
 
 const std::vector<std::string>& search_strategies() {
-  static const std::vector<std::string> names{"os", "random", "pct:1", "pct:2", "pct:3", "pos", "surw", "dfs:2", "auto"};
+  static const std::vector<std::string> names{"os", "random", "pct:1", "pct:2", "pct:3", "pos", "surw", "dfs:2", "dpor:2", "auto"};
   return names;
 }
 
@@ -54,7 +54,7 @@ json bench_search(const Options& o) {
   for (const HardBug& bug : kHardBugs) {
     if (!racelab::find_workload(bug.workload)) continue;
     for (const std::string& strategy : search_strategies()) {
-      const bool deterministic = racelab::parse_strategy(strategy).kind == racelab::StrategyName::Kind::kDfs;
+      const bool deterministic = racelab::parse_strategy(strategy).exhaustive();
       std::vector<double> ttf;
       int found = 0;
       int64_t trials = 0;

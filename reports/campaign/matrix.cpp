@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
+
+#include "engine/driver.h"
 
 namespace racelab::reports {
 
@@ -12,6 +15,15 @@ int64_t scaled_count(int64_t n, double scale) {
 }
 
 namespace {
+
+// dfs:P and dpor:P: an exhaustiveness proof needs their whole search.
+bool exhaustive_strategy(const std::string& name) {
+  try {
+    return parse_strategy(name).exhaustive();
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
 
 // A `holds_over N` clause needs N trials over its cells together: each cell
 // gets its share of N, in proportion to its trial budget, as trials its time
@@ -77,7 +89,7 @@ std::vector<PlannedCell> plan_cells(const std::vector<Scenario>& scenarios, cons
             }
             // An exhaustiveness proof needs the whole search: never scaled, never cut by time.
             if (e && e->exhaustive_preemptions >= 0 && e->matches(budget.strategy, threads) &&
-                budget.strategy.rfind("dfs:", 0) == 0) {
+                exhaustive_strategy(budget.strategy)) {
               spec.max_trials = budget.trials;
               spec.min_trials = budget.trials;
             }

@@ -39,6 +39,7 @@ json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool 
           {"interrupted", interrupted}};
   if (summary.pct_depth > 0) c["pct"] = {{"d", summary.pct_depth}, {"k", summary.pct_k}, {"n", summary.pct_n}};
   if (!summary.note.empty()) c["note"] = summary.note;
+  if (summary.classes >= 0) c["classes"] = summary.classes;
   out_.write({{"cell", c}});
   return c;
 }

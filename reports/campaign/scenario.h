@@ -50,9 +50,9 @@ struct StrategyBudget {
 //                         any class counts);
 //  - max_rate x:          failure rate over matched cells at most x (e.g. "rare");
 //  - holds {"exhaustive_preemptions": P}: no failure, and at every thread count
-//                         its dfs:Q strategy (Q >= P) runs at, a dfs:Q cell tried every schedule
-//                         with up to Q preemptions (complete). Those cells always
-//                         run at full budget: a scaled-down dfs proves nothing.
+//                         its dfs:Q or dpor:Q strategy (Q >= P) runs at, such a cell tried every
+//                         schedule (dpor: class of schedules) with up to Q preemptions (complete).
+//                         Those cells always run at full budget: a scaled-down search proves nothing.
 // `strategies` / `threads` restrict the matched cells; `why` is shown in reports.
 struct Expectation {
   std::string mitigation;

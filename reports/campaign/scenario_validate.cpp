@@ -150,9 +150,9 @@ void check_expectation(Checker& c, const json& e, const std::string& path, const
     if (!h.is_object() || h.size() != 1 || p == nullptr) {
       c.add(path + ".holds", show(h), "{\"exhaustive_preemptions\": P}");
     } else if (!p->is_number_integer() || p->get<int64_t>() < 0 || p->get<int64_t>() > 8) {
-      c.add(path + ".holds.exhaustive_preemptions", show(*p), "an integer from 0 to 8 (dfs:P's bound)");
+      c.add(path + ".holds.exhaustive_preemptions", show(*p), "an integer from 0 to 8 (dfs:P's or dpor:P's bound)");
     } else {
-      // The proof needs a dfs cell with at least that bound among the matched strategies.
+      // The proof needs a dfs or dpor cell with at least that bound among the matched strategies.
       const int64_t want = p->get<int64_t>();
       bool found = false;
       std::set<std::string> allowed_strategies;
@@ -166,13 +166,13 @@ void check_expectation(Checker& c, const json& e, const std::string& path, const
           if (!allowed_strategies.empty() && !allowed_strategies.count(name)) continue;
           try {
             const StrategyName sn = parse_strategy(name);
-            found |= sn.kind == StrategyName::Kind::kDfs && sn.param >= want;
+            found |= sn.exhaustive() && sn.param >= want;
           } catch (const std::invalid_argument&) {
           }
         }
       if (!found)
         c.add(path + ".holds.exhaustive_preemptions", std::to_string(want),
-              fmt::format("a bound some matched strategy searches: sweep dfs:P with P >= {}", want));
+              fmt::format("a bound some matched strategy searches: sweep dfs:P or dpor:P with P >= {}", want));
     }
   }
   if (clauses == 0)
@@ -323,7 +323,7 @@ void check_strategies(Checker& c, const json& doc, const WorkloadInfo* info) {
         if (auto* n = c.require(st, p, "strategy"); n && c.string(*n, p + ".strategy")) {
           const auto name = n->get<std::string>();
           if (!catalogue_strategy(name))
-            c.add(p + ".strategy", show(*n), "os, os+jitter[:P] (0 < P <= 1), random, pct:D (1 <= D <= 10) or dfs:P (0 <= P <= 8)");
+            c.add(p + ".strategy", show(*n), "os, os+jitter[:P] (0 < P <= 1), random, pct:D (1 <= D <= 10), pos, surw, dfs:P or dpor:P (0 <= P <= 8), auto");
           else if (!seen.insert(name).second)
             c.add(p + ".strategy", show(*n), "each strategy once");
           else if (info && info->needs_free_running && !is_free_running(name))

@@ -108,6 +108,27 @@ TEST(Grounds, ExhaustiveSearchIsTheStrongerGroundAndSatisfiesTheExpectation) {
   EXPECT_NE(render_junit(r).find("holds, resting on: exhaustive up to 2 preemptions"), std::string::npos);
 }
 
+TEST(Grounds, DporCellsCountClassesAndSatisfyTheExpectationToo) {
+  ResultsData d = exhaustive_results(true);
+  json& doc = d.headers[0]["scenarios"][0];
+  doc["strategies"][1]["strategy"] = "dpor:2";
+  for (auto& t : d.trials)
+    if (t.strategy == "dfs:2") t.strategy = "dpor:2";
+  for (auto& c : d.cells)
+    if (c["strategy"] == "dfs:2") {
+      c["strategy"] = "dpor:2";
+      c["classes"] = 3;
+    }
+  const json r = build_report(d);
+  const json& lock = mitigation(r, "global_lock");
+  EXPECT_EQ(lock["grounds"]["kind"], "exhaustive");
+  EXPECT_EQ(lock["grounds"]["classes"], 6);
+  const std::string text = lock["grounds"]["text"].get<std::string>();
+  EXPECT_EQ(text.rfind("exhaustive up to 2 preemptions, 6 classes in 20 schedules, complete (2, 4 threads)", 0), 0u)
+      << text;
+  EXPECT_EQ(lock["check"]["status"], "pass") << lock["check"].dump(1);
+}
+
 TEST(Grounds, AnIncompleteSearchFailsTheExhaustivenessExpectation) {
   const json r = build_report(exhaustive_results(false));
   const json& lock = mitigation(r, "global_lock");
