@@ -16,6 +16,7 @@
 #include "compile/jit_races.h"
 #include "compile/micro_workloads.h"
 #include "compile/oracles.h"
+#include "micro_observation.h"
 
 namespace {
 
@@ -92,15 +93,6 @@ void check_knobs(const json& k) {
   }
 }
 
-racelab::Observation observe(const trainer::compile::MicroResult& r) {
-  racelab::Observation o;
-  o.errors = r.errors;
-  o.stuck_state = r.stuck_state;
-  o.wrong_result = r.wrong_result;
-  o.silent_fallbacks = r.silent_fallbacks;
-  for (const auto& [name, value] : r.metrics) o.metrics[name] = value;
-  return o;
-}
 
 bool register_all() {
   for (const auto& name : trainer::compile::micro_workload_names()) {
@@ -113,7 +105,7 @@ bool register_all() {
     w.reset = [] { trainer::compile::reset_for_trial(); };
     w.check_knobs = &check_knobs;
     w.run = [name](const racelab::TrialInput& in) {
-      return observe(trainer::compile::run_micro(config_of(name, in)));
+      return racelab_workloads::observe_micro(trainer::compile::run_micro(config_of(name, in)));
     };
     racelab::register_workload(std::move(w));
   }

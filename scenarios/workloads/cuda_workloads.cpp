@@ -13,6 +13,7 @@
 
 #include "racelab/workload.h"
 #include "compile/cuda_graph_workload.h"
+#include "micro_observation.h"
 
 namespace {
 
@@ -38,14 +39,7 @@ racelab::Observation run(const racelab::TrialInput& in) {
   c.kernels = static_cast<int>(racelab::int_knob(in.knobs, "kernels", 1, 1000));
   c.words = racelab::int_knob(in.knobs, "words", 1, 4096);
   c.capture_pins = in.knobs.value("capture_pins", c.capture_pins);  // its type was checked against default_knobs
-  const trainer::compile::MicroResult r = cuda::run_cuda_graph_capture(c);
-  racelab::Observation o;
-  o.errors = r.errors;
-  o.stuck_state = r.stuck_state;
-  o.wrong_result = r.wrong_result;
-  o.silent_fallbacks = r.silent_fallbacks;
-  for (const auto& [name, value] : r.metrics) o.metrics[name] = value;
-  return o;
+  return racelab_workloads::observe_micro(cuda::run_cuda_graph_capture(c));
 }
 
 racelab::WorkloadRegistrar registrar{racelab::Workload{cuda::kCudaGraphWorkload, cuda::cuda_graph_description(),

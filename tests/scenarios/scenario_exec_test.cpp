@@ -10,11 +10,14 @@
 #include "reports/campaign/matrix.h"
 #include "reports/campaign/scenario.h"
 #include "reports/campaign/scenario_exec.h"
+#include "tests/scenarios/problem_matchers.h"
 
 namespace racelab::reports {
 namespace {
 
 using nlohmann::json;
+using test_support::all;
+using test_support::has;
 
 json exec_doc() {
   return json::parse(R"({
@@ -26,18 +29,6 @@ json exec_doc() {
     "mitigations": ["none", "fixed"],
     "expectations": {"none": {"reproduces_within": 50, "outcome": "error"},
                      "fixed": {"holds_over": 50}}})");
-}
-
-bool has(const std::vector<Problem>& ps, const std::string& path, const std::string& expected_part = "") {
-  return std::any_of(ps.begin(), ps.end(), [&](const Problem& p) {
-    return p.path == path && p.expected.find(expected_part) != std::string::npos;
-  });
-}
-
-std::string all(const std::vector<Problem>& ps) {
-  std::string s;
-  for (const auto& p : ps) s += p.to_string() + "\n";
-  return s;
 }
 
 TEST(ScenarioExec, AcceptsVariantsByMitigationAndPlansTheirCommands) {

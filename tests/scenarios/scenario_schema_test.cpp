@@ -9,11 +9,14 @@
 
 #include "racelab/workload.h"
 #include "reports/campaign/scenario.h"
+#include "tests/scenarios/problem_matchers.h"
 
 namespace racelab::reports {
 namespace {
 
 using nlohmann::json;
+using test_support::all;
+using test_support::has;
 
 json good() {
   return json::parse(R"({
@@ -24,18 +27,6 @@ json good() {
     "mitigations": ["none", "global_lock"],
     "expectations": {"none": {"reproduces_within": 10, "strategies": ["random", "pct:3"]},
                      "global_lock": {"holds_over": 100}}})");
-}
-
-bool has(const std::vector<Problem>& ps, const std::string& path, const std::string& expected_part = "") {
-  return std::any_of(ps.begin(), ps.end(), [&](const Problem& p) {
-    return p.path == path && p.expected.find(expected_part) != std::string::npos;
-  });
-}
-
-std::string all(const std::vector<Problem>& ps) {
-  std::string s;
-  for (const auto& p : ps) s += p.to_string() + "\n";
-  return s;
 }
 
 TEST(ScenarioSchema, AcceptsAGoodFileAndParsesIt) {
