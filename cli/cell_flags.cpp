@@ -238,4 +238,16 @@ std::string minimised_path(const std::string& path) {
                                                                       : path + ".min";
 }
 
+void add_failure_output_flags(CLI::App& app, CellFlags& flags) {
+  app.add_option("--schedule-dir", flags.spec.schedule_dir, "Write the first failing schedule of each outcome class here");
+  app.add_flag("--stop-at-first-failure", flags.spec.stop_at_first_failure, "Stop at the first trial that does not hold");
+}
+
+int run_cell_and_summarise(CellFlags& flags) {
+  CellSummary sum;
+  if (int rc = run_cell_flags(flags, &sum); rc != kGoOn) return rc;
+  print_summary(flags.spec, sum);
+  return sum.failures > 0 ? kExitExpectationFailed : kExitOk;
+}
+
 }  // namespace racelab::cli

@@ -54,6 +54,15 @@ TrialRunner make_runner(bool in_process, double timeout_s);
 
 void print_summary(const CellSpec& spec, const CellSummary& sum);
 
+// --schedule-dir and --stop-at-first-failure: the failure-output flags of every
+// command that runs one cell (run, exec, pyrun).
+void add_failure_output_flags(CLI::App& app, CellFlags& flags);
+
+// The tail of those commands: runs the cell, prints its summary, and returns
+// the exit code (kExitExpectationFailed when any trial did not hold, else
+// kExitOk, or run_cell_flags' own code for bad input).
+int run_cell_and_summarise(CellFlags& flags);
+
 // A schedule file or racelab1: string whose workload, mitigation and knobs
 // exist here; prints the problem (naming the file) and returns false when not.
 bool load_schedule_or_report(const std::string& file_or_compact, Schedule* out);

@@ -12,7 +12,6 @@
 #include "cli/cell_flags.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "racelab/exit_code.h"
 
 namespace racelab::cli {
 
@@ -33,8 +32,7 @@ int pyrun_command(int argc, char** argv) {
   app.add_option("--seed", f.spec.seed, "Cell seed (trial seeds derive from it)")->capture_default_str();
   app.add_option("-n,--budget", f.spec.max_trials, "Maximum trials")->check(positive_integer())->capture_default_str();
   app.add_option("--results", f.results, "Append every trial to this JSONL file");
-  app.add_option("--schedule-dir", f.spec.schedule_dir, "Write the first failing schedule of each outcome class here");
-  app.add_flag("--stop-at-first-failure", f.spec.stop_at_first_failure, "Stop at the first trial that does not hold");
+  add_failure_output_flags(app, f);
   app.add_option("--timeout", f.spec.trial_timeout_s, "Seconds before a trial counts as hung")
       ->check(positive_seconds())
       ->capture_default_str();
@@ -46,10 +44,7 @@ int pyrun_command(int argc, char** argv) {
   for (size_t i = 1; i < script.size(); ++i) args.push_back(script[i]);
   f.knobs = {"script=" + nlohmann::json(script[0]).dump(), "args=" + args.dump()};
   f.spec.threads = 1;  // the script starts its own threads
-  CellSummary sum;
-  if (int rc = run_cell_flags(f, &sum); rc != kGoOn) return rc;
-  print_summary(f.spec, sum);
-  return sum.failures > 0 ? kExitExpectationFailed : kExitOk;
+  return run_cell_and_summarise(f);
 }
 
 }  // namespace racelab::cli

@@ -6,7 +6,6 @@
 #include "cli/cell_flags.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "racelab/exit_code.h"
 
 namespace racelab::cli {
 
@@ -16,13 +15,9 @@ int run_command(int argc, char** argv) {
                argv[0]};
   CellFlags f;
   f.add(app, "auto", 100);
-  app.add_option("--schedule-dir", f.spec.schedule_dir, "Write the first failing schedule of each outcome class here");
-  app.add_flag("--stop-at-first-failure", f.spec.stop_at_first_failure, "Stop at the first trial that does not hold");
+  add_failure_output_flags(app, f);
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
-  CellSummary sum;
-  if (int rc = run_cell_flags(f, &sum); rc != kGoOn) return rc;
-  print_summary(f.spec, sum);
-  return sum.failures > 0 ? kExitExpectationFailed : kExitOk;
+  return run_cell_and_summarise(f);
 }
 
 }  // namespace racelab::cli

@@ -202,29 +202,22 @@ void Scheduler::wait_turn(Lock& lk, int self) {
 void Scheduler::on_point(const char* name) { on_access(name, nullptr, Access::kWrite); }
 
 void Scheduler::on_access(const char* name, const void* object, Access access) {
-  int me = self();
-  Lock lk(mu_);
-  if (aborted_) return throw_aborted(lk);
-  rejoin(lk, me, name);
-  if (aborted_) return throw_aborted(lk);
-  pending_[me] = name;
-  footprints_[me] = footprint_of(object, access == Access::kWrite);
-  add_event(me, "point", name ? name : "");
-  reschedule(lk, me);
-  wait_turn(lk, me);
-  if (aborted_) return throw_aborted(lk);
+  step_at(name, object, access == Access::kWrite, "point", /*yield=*/false);
 }
 
-void Scheduler::on_yield(const char* name) {
+// A yield names no object: what follows may touch anything.
+void Scheduler::on_yield(const char* name) { step_at(name, nullptr, true, "yield", /*yield=*/true); }
+
+void Scheduler::step_at(const char* name, const void* object, bool write, const char* kind, bool yield) {
   int me = self();
   Lock lk(mu_);
   if (aborted_) return throw_aborted(lk);
   rejoin(lk, me, name);
   if (aborted_) return throw_aborted(lk);
   pending_[me] = name;
-  footprints_[me] = Footprint{};  // a yield names no object: what follows may touch anything
-  add_event(me, "yield", name ? name : "");
-  reschedule(lk, me, /*yield=*/true);
+  footprints_[me] = footprint_of(object, write);
+  add_event(me, kind, name ? name : "");
+  reschedule(lk, me, yield);
   wait_turn(lk, me);
   if (aborted_) return throw_aborted(lk);
 }

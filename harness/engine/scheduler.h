@@ -134,6 +134,10 @@ class Scheduler : public Controller {
   void rejoin(Lock& lk, int self, const char* where);
   // Sleeps until `self` is chosen again or the trial is aborted.
   void wait_turn(Lock& lk, int self);
+  // A point or a yield by the calling thread: its next step (touching `object`,
+  // nullptr for anything) is pending, the strategy picks who runs, and the
+  // caller waits its turn. kind names the event in the trace.
+  void step_at(const char* name, const void* object, bool write, const char* kind, bool yield);
   void abort_locked(Outcome outcome, const std::string& detail);
   // After an abort: throw TrialAborted unless the caller is already unwinding.
   void throw_aborted(Lock& lk);
