@@ -70,14 +70,19 @@ void read_results(const std::string& path, ResultsData* data) {
       continue;
     }
     if (!saw_header) {
-      if (!j.contains("campaign") || !j["campaign"].is_object() ||
-          j["campaign"].value("format", "") != kResultsFormat)
+      // Types are checked before reading: json::value() throws a type_error on a
+      // field of another type, and a bad file must be refused by name, not abort.
+      const bool format_ok = j.contains("campaign") && j["campaign"].is_object() &&
+                             j["campaign"].contains("format") && j["campaign"]["format"].is_string() &&
+                             j["campaign"]["format"].get<std::string>() == kResultsFormat;
+      if (!format_ok)
         throw std::runtime_error(fmt::format("{}:{}: not a racelab results file (expected a first line "
                                              "{{\"campaign\": {{\"format\": \"{}\", ...}}}})",
                                              path, lineno, kResultsFormat));
-      if (j["campaign"].value("version", 0) != kResultsVersion)
+      const json version = j["campaign"].contains("version") ? j["campaign"]["version"] : json();
+      if (!version.is_number_integer() || version.get<int64_t>() != kResultsVersion)
         throw std::runtime_error(fmt::format("{}:{}: results version {} (this racelab reads version {})", path,
-                                             lineno, j["campaign"].value("version", 0), kResultsVersion));
+                                             lineno, version.dump(), kResultsVersion));
       saw_header = true;
       data->headers.push_back(j["campaign"]);
       continue;

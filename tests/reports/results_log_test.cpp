@@ -87,5 +87,24 @@ TEST(ResultsLog, RejectsAFileThatIsNotResults) {
   }
 }
 
+// A header whose fields have the wrong JSON types (found by the results fuzzer:
+// a numeric "format" made json::value() throw a type_error that escaped) is
+// refused like any other non-results file, naming the file and line.
+TEST(ResultsLog, RejectsAHeaderWhoseFieldsHaveTheWrongTypes) {
+  const auto dir = testing::make_temp_dir();
+  for (const char* header : {R"({"campaign": {"format": 1}})", R"({"campaign": {"format": "racelab-results", "version": "1"}})",
+                             R"({"campaign": {"format": "racelab-results"}})"}) {
+    const std::string path = dir + "/typed.jsonl";
+    std::ofstream(path) << header << "\n";
+    ResultsData d;
+    try {
+      read_results(path, &d);
+      FAIL() << "accepted " << header;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ":1"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace racelab::reports
