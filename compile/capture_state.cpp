@@ -242,7 +242,7 @@ void capture_scope(CaptureRuntime& rt, const std::shared_ptr<ModuleCallRecorder>
   trace();
 }
 
-void compilation_env(CaptureRuntime& rt, const std::function<void()>& compile) {
+void compilation_env(CaptureRuntime& rt, const std::function<void()>& compile, const std::function<void()>& run) {
   rt.counters().eager_path_calls++;
   const bool before = rt.variants().eager_sets_flag == EagerOrder::kBeforeLock;
   bool saved = false;
@@ -269,6 +269,14 @@ void compilation_env(CaptureRuntime& rt, const std::function<void()>& compile) {
       throw;
     }
     if (!before) restore();
+  }
+  if (run) {
+    try {
+      run();
+    } catch (...) {
+      if (before) restore();
+      throw;
+    }
   }
   if (before) restore();
 }

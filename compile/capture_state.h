@@ -245,9 +245,15 @@ void capture_scope(CaptureRuntime& rt, const std::shared_ptr<ModuleCallRecorder>
                    const std::function<void()>& trace);
 
 // flex_attention's eager path: save the flag, set it FALSE, take the compile
-// lock, run `compile`, release, restore the saved flag. With
-// EagerOrder::kAfterLock the save/clear happen after the lock is taken.
-void compilation_env(CaptureRuntime& rt, const std::function<void()>& compile);
+// lock, run `compile`, release, run `run` (when given), restore the saved
+// flag. `run` is what the call does once compiled, outside the compile lock
+// but still inside the environment: with gradients, upstream's flex (and
+// cond) trace their forward and backward graphs there with make_fx on every
+// call -- a capture, flag and Module.__call__ patcher, that no compile lock
+// covers. With EagerOrder::kAfterLock the save/clear/restore happen under the
+// lock, and `run` after it.
+void compilation_env(CaptureRuntime& rt, const std::function<void()>& compile,
+                     const std::function<void()>& run = nullptr);
 
 // A module call from any thread: recorded into the active capture's trace when
 // a patch is installed (the wrong trace when another thread is capturing).

@@ -1,6 +1,7 @@
 // compile/compiled_function.cpp -- see compiled_function.h.
 #include "compile/compiled_function.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <shared_mutex>
@@ -276,9 +277,25 @@ std::vector<at::Tensor> run_eager_path(CaptureRuntime& rt, const std::string& na
   std::vector<at::Tensor> outputs;
   ScopedRuntime in_runtime(rt);
   auto recorder = std::make_shared<ModuleCallRecorder>(name + ".eager");
-  compilation_env(rt, [&] {
+  const bool autograd = at::GradMode::is_enabled() &&
+                        std::any_of(inputs.begin(), inputs.end(), [](const at::Tensor& t) { return t.requires_grad(); });
+  auto compile = [&] {
     CaptureRuntime::CompilingScope compiling(rt);
-    capture_scope(rt, recorder, [&] { trace_graph(fn, inputs, &outputs); });
+    at::AutoGradMode grad(autograd ? false : at::GradMode::is_enabled());  // with autograd the run computes the outputs
+    capture_scope(rt, recorder, [&] { trace_graph(fn, inputs, autograd ? nullptr : &outputs); });
+  };
+  if (!autograd) {
+    compilation_env(rt, compile);
+    return outputs;
+  }
+  // With gradients the compiled call traces its forward and backward graphs
+  // at every call (upstream: flex_attention's and cond's autograd key,
+  // create_fw_bw_graph -> make_fx), after the compile and outside the compile
+  // lock: a second capture, which sets the flag and installs the process-wide
+  // module-call patch where no lock orders it against other threads' captures.
+  auto autograd_recorder = std::make_shared<ModuleCallRecorder>(name + ".eager.fw_bw");
+  compilation_env(rt, compile, [&] {
+    capture_scope(rt, autograd_recorder, [&] { trace_graph(fn, inputs, &outputs); });
   });
   return outputs;
 }

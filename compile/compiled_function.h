@@ -119,7 +119,11 @@ class CompiledFunction {
 
 // flex_attention's eager path as a free function: every call captures `fn`
 // inside compilation_env() (save, clear the flag, take the lock, compile,
-// restore) and returns the captured run's outputs.
+// restore) and returns the captured run's outputs. With gradients (grad mode
+// on, an input that requires grad) it captures `fn` a second time after the
+// compile, outside the compile lock, as upstream traces flex's forward and
+// backward graphs (make_fx) at every call: that capture's flag and
+// module-call patch are ordered by no lock.
 std::vector<at::Tensor> run_eager_path(CaptureRuntime& rt, const std::string& name, const TensorFn& fn,
                                        const std::vector<at::Tensor>& inputs);
 

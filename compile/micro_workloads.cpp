@@ -299,7 +299,10 @@ void recompile_after_warmup(Trial& t) {
 
 void user_trace_outside_lock(Trial& t) {
   const auto& c = t.cfg();
-  for (int w = 0; w < static_cast<int>(t.fns().size()); ++w) t.fn_for(w)(t.args(c.seq));
+  // Nothing warmed but by precompile: as in a real program (and racelab's
+  // real-torch twin), each caller's first call compiles -- a capture that
+  // installs the process-wide module-call patch -- while the user's trace
+  // installs its own. That is what a thread-local flag does not isolate.
   t.precompile({c.seq});
   t.run_workers([&](int w) {
     for (int i = 0; i < c.iterations; ++i) {

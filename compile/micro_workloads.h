@@ -8,14 +8,16 @@
 //   direct_leak              worker i compiles its own shape, then hits the
 //                            cache; a cache hit while another worker captures raises
 //   stuck_true               worker 1 compiles; worker 2 runs the eager path
-//                            (writes the flag before the lock): lost restore
+//                            (writes the flag before the lock): lost restore; with
+//                            knob grad, its fw/bw trace runs outside the lock
 //   transient_false          worker 1 user-traces a function that calls a compiled
 //                            function (a genuine nested capture that must raise);
 //                            worker 2's eager path clears the flag meanwhile
 //   module_patch             worker 1 compiles (patch installed); worker 2 makes
 //                            module calls and its own user trace
 //   recompile_after_warmup   all warm, then worker 1 meets a new shape
-//   user_trace_outside_lock  worker 1 user-traces (no compile lock); others hit the cache
+//   user_trace_outside_lock  worker 1 user-traces (no compile lock); the others compile
+//                            (their first call) and hit the cache
 //   unsync_cache             cache variant "unsynchronised": concurrent first
 //                            compiles publish the cache table without a lock
 //   jit_setting_restore      real LibTorch: a process-global JIT setting flipped

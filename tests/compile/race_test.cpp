@@ -52,12 +52,12 @@ struct Forced {
 };
 
 Forced force(const std::string& workload, const std::string& mitigation,
-             const std::function<void(MicroConfig&)>& tweak = nullptr) {
+             const std::function<void(MicroConfig&)>& tweak = nullptr, const Steps* script = nullptr) {
   reset_for_trial();
   MicroConfig c = micro_defaults(workload);
   c.mitigation = mitigation;
   if (tweak) tweak(c);
-  ScriptController ctl(schedules().at(workload));
+  ScriptController ctl(script != nullptr ? *script : schedules().at(workload));
   Forced f;
   ctl.run([&] { f.result = run_micro(c); });
   f.skipped = ctl.skipped();
@@ -174,6 +174,37 @@ TEST(Races, LibTorchTexprFuserLostRestoreEndsWrong) {
 TEST(Races, LibTorchThreadLocalExecutorOptimizeNeverEndsWrong) {
   Forced f = force("jit_setting_restore", "none", [](MicroConfig& c) { c.setting = "executor_optimize"; });
   EXPECT_EQ(verdict(f.result), "holds") << f.result.stuck_state;
+}
+
+// A thread-local flag does not isolate the module-call patch: two captures
+// that no lock orders against each other -- an eager path's fw/bw trace with
+// gradients, a user's trace -- beside a compile interleave their save and
+// restore of the process-wide patch and leave it installed (real torch's
+// isolate_thread failures on stuck_true and user_trace_outside_lock).
+TEST(Races, IsolateThreadLeavesThePatchWhenTheEagerPathTracesWithGradients) {
+  // Worker 2's eager path: its compile (capture 1, under the compile lock),
+  // then its fw/bw trace (capture 2, outside the lock) installs its patch;
+  // worker 1 compiles and installs over it; worker 2 reverts to nothing;
+  // worker 1 reverts to worker 2's patch.
+  const Steps script{{2, P::kCaptureTrace, 2}, {1, P::kCaptureTrace}, {2, P::kCaptureRestoreFlag, 2}, {1, ""}, {2, ""}};
+  Forced f = force("stuck_true", "isolate_thread", [](MicroConfig& c) { c.grad = true; }, &script);
+  EXPECT_TRUE(f.skipped.empty());
+  EXPECT_TRUE(f.result.errors.empty()) << f.result.errors.front();
+  EXPECT_NE(f.result.stuck_state.find("module-call patch is still installed"), std::string::npos)
+      << verdict(f.result) << " " << f.result.stuck_state;
+  EXPECT_EQ(f.result.stuck_state.find("capture flag"), std::string::npos) << f.result.stuck_state;
+}
+
+TEST(Races, IsolateThreadLeavesThePatchWhenAUserTraceMeetsACompile) {
+  // Worker 1's user trace installs its patch; worker 2's first call compiles
+  // and installs over it; worker 1 reverts to nothing; worker 2 reverts to
+  // worker 1's patch.
+  const Steps script{{1, P::kCaptureTrace}, {2, P::kCaptureTrace}, {1, P::kCaptureRestoreFlag}, {2, ""}, {1, ""}};
+  Forced f = force("user_trace_outside_lock", "isolate_thread", nullptr, &script);
+  EXPECT_TRUE(f.skipped.empty());
+  EXPECT_TRUE(f.result.errors.empty()) << f.result.errors.front();
+  EXPECT_NE(f.result.stuck_state.find("module-call patch is still installed"), std::string::npos)
+      << verdict(f.result) << " " << f.result.stuck_state;
 }
 
 TEST(Variants, ThreadLocalFlagRemovesDirectLeakAndStuckTrue) {
