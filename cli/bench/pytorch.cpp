@@ -4,7 +4,10 @@
 //    threads) on the model (a C++ worker) and on real torch (a Python worker
 //    with torch.compile), and their ratio;
 //  - trials to the first failure (mitigation none, 2 threads) under os,
-//    random and pct:3 on both.
+//    random and pct:3 on both;
+//  - the per-point cost of the Python points: a point placed as torch's are
+//    (sys.monitoring -> engine), and a direct bridge call, each against a
+//    plain Python call, as ratios (workload torch_point_overhead).
 // Skipped, saying why, without a Python with torch (--python CMD or
 // $RACELAB_PYTHON).
 #include "cli/bench/bench.h"
@@ -66,6 +69,26 @@ json bench_pytorch(const Options& o) {
     first.push_back(row);
   }
   out["trials_to_first_failure"] = first;
+  // The cost of one Python point against a plain Python call, in the worker
+  // (torch_point_overhead): controlled (random) and free running (os).
+  json overhead = json::object();
+  for (const char* strategy : {"random", "os"}) {
+    CellSpec s = cell("torch_point_overhead", "none", strategy, 1);
+    s.threads = 1;
+    s.knobs = {{"calls", o.quick ? 500 : 5000}};
+    CellRun r = run(s);
+    if (!r.records.empty() && r.records.back().metrics.is_object() &&
+        r.records.back().metrics.contains("point_over_plain")) {
+      json m = r.records.back().metrics;
+      overhead[strategy] = {{"plain_call_ns", m["plain_call_ns"]},     {"point_call_ns", m["point_call_ns"]},
+                            {"bridge_point_ns", m["bridge_point_ns"]}, {"point_over_plain", m["point_over_plain"]},
+                            {"bridge_over_plain", m["bridge_over_plain"]}, {"calls", m["calls"]},
+                            {"placement", m["placement"]}};
+    } else {
+      overhead[strategy] = {{"problem", r.records.empty() ? std::string("no trial ran") : r.records.back().detail}};
+    }
+  }
+  out["point_overhead"] = overhead;
   return out;
 }
 

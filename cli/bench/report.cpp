@@ -75,6 +75,23 @@ std::string markdown(const json& b) {
            << " | " << shown(r["pytorch"]) << " | |\n";
       }
       md << "\n";
+      if (p.contains("point_overhead")) {
+        md << "Per-point cost of the Python points (one managed thread; a point placed as torch's are, and "
+              "racelab.bridge.point called directly, each against a plain Python call; best of 3 runs):\n\n"
+              "| strategy | plain call | placed point | ratio | bridge.point | ratio |\n|---|---|---|---|---|---|\n";
+        for (const char* st : {"random", "os"}) {
+          if (!p["point_overhead"].contains(st)) continue;
+          const json& x = p["point_overhead"][st];
+          if (x.contains("problem")) {
+            md << "| " << st << " | " << x["problem"].get<std::string>() << " | | | | |\n";
+            continue;
+          }
+          md << "| " << st << " | " << fmt_num(x["plain_call_ns"], 0) << " ns | " << fmt_num(x["point_call_ns"], 0)
+             << " ns | " << fmt_num(x["point_over_plain"], 0) << "x | " << fmt_num(x["bridge_point_ns"], 0) << " ns | "
+             << fmt_num(x["bridge_over_plain"], 0) << "x |\n";
+        }
+        md << "\n";
+      }
     }
   }
   if (b.contains("reproduce")) {

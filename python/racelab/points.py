@@ -144,10 +144,23 @@ class Monitor:
         else:
             raise ValueError(f"unknown point placement '{method}' (expected sys.monitoring or sys.settrace)")
 
+    def place_start(self, code, name):
+        """A point at the start of `code` once the points are installed (a
+        workload's own function: the point-overhead benchmark); None removes it."""
+        if name is None:
+            self.starts.pop(code, None)
+        else:
+            self.starts[code] = (name, name.encode())
+        if self.method == "sys.monitoring":
+            m = sys.monitoring
+            ev = (m.events.PY_START if name is not None else 0) | (m.events.LINE if code in self._line_codes else 0)
+            m.set_local_events(self.tool, code, ev)
+
     def _install_monitoring(self):
         m = sys.monitoring
         tool = next(t for t in range(2, 6) if m.get_tool(t) is None)
         m.use_tool_id(tool, "racelab")
+        self.tool = tool
         starts, lines, hit = self.starts, self.lines, self._hit
 
         def on_start(code, offset):

@@ -38,7 +38,11 @@ def _run_one(line, monitor, workloads, torch_state):
     warm_key = name + json.dumps(knobs, sort_keys=True)  # a script's knobs name the script
     if warm_key not in _warmed and not torch_state.problems():
         _warmed.add(warm_key)
-        workloads.make_trial(name, knobs, "none", 2, 0, monitor).warm_up()
+        try:
+            workloads.make_trial(name, knobs, "none", 2, 0, monitor).warm_up()
+        except workloads.NotApplicable as e:
+            _warmed.discard(warm_key)
+            return {"outcome": "error", "detail": f"workload {name}: {e}", "metrics": {"bad_input": True}}
     stale = torch_state.problems()
     torch_state.reset()
     trial = workloads.make_trial(name, knobs, spec.get("mitigation") or "none", int(spec.get("threads", 2)),

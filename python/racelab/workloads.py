@@ -71,6 +71,55 @@ def _flex_call(dim, size):
     out.sum().backward()
 
 
+def _cond_call(dim, size):
+    """torch.cond's eager path, with gradients: the same shape as
+    flex_attention's -- _set_compilation_env (save the FX flag, clear it),
+    torch.compile of the operator (dynamo's compile lock), restore -- and its
+    autograd key traces the forward and backward graphs with make_fx on every
+    call, outside the compile lock. It runs backward on CPU on every torch that
+    has it, where flex_attention does not (2.14: "FlexAttention does not
+    support backward on CPU")."""
+    x = torch.randn(size * 4, dim, requires_grad=True)
+    out = torch.cond(x.sum() > 0, lambda t: t.sin(), lambda t: t.cos(), (x,))
+    out.sum().backward()
+
+
+class NotApplicable(Exception):
+    """The workload cannot run on this torch (not a race, not a failure):
+    the worker answers bad_input, and racelab says why (exit 3)."""
+
+
+_HOPS = {"flex_attention": _flex_call, "cond": _cond_call}
+_flex_backward_on_cpu = []  # [bool] once asked
+
+
+def flex_backward_on_cpu(dim):
+    """Whether this torch's flex_attention runs backward on CPU (2.6 does,
+    2.14 refuses at its input check, before it compiles anything)."""
+    if not _flex_backward_on_cpu:
+        try:
+            _flex_call(dim, 1)
+            _flex_backward_on_cpu.append(True)
+        except NotImplementedError:
+            _flex_backward_on_cpu.append(False)
+    return _flex_backward_on_cpu[0]
+
+
+def hop_of(knobs):
+    """The higher-order operator whose eager path the `flex` role calls
+    (knob hop): flex_attention, cond, or auto -- flex_attention where this
+    torch runs its backward on CPU, else cond. Asked outside any trial's
+    control (warm-up, or a spawned worker's set-up)."""
+    hop = knobs.get("hop", "flex_attention")
+    if hop == "auto":
+        return "flex_attention" if flex_backward_on_cpu(knobs["dim"]) else "cond"
+    if hop == "flex_attention" and not flex_backward_on_cpu(knobs["dim"]):
+        raise NotApplicable(f"not applicable on torch {torch.__version__.split('+')[0]}: its flex_attention has no "
+                            f"CPU backward (knob hop: \"cond\" or \"auto\" runs torch.cond's eager path, the same "
+                            f"compilation environment)")
+    return hop
+
+
 class Trial:
     def __init__(self, knobs, mitigation, threads, seed, monitor):
         self.k = knobs
@@ -113,9 +162,10 @@ class Trial:
                 self.wrong.append(f"thread {i}: a compiled result differs from eager")
 
     def _flex(self, i):
+        call = _HOPS[hop_of(self.k)]
         for step in range(self.k["steps"]):
-            # An eager flex_attention call compiles every time: `compiles` is always true.
-            self.mit.around(lambda: _flex_call(self.k["dim"], 1 + step % self.k["shapes"]), step == 0, True)
+            # An eager flex_attention (or cond) call compiles every time: `compiles` is always true.
+            self.mit.around(lambda: call(self.k["dim"], 1 + step % self.k["shapes"]), step == 0, True)
 
     def _warm_calls(self):
         """Every (compiled function, input size) and flex size of the trial, for precompile."""
@@ -125,8 +175,9 @@ class Trial:
                 for size in self._sizes():
                     calls.append(lambda c=c, size=size: c(torch.randn(size, self.k["dim"])))
         if self.k["flex"]:
+            call = _HOPS[hop_of(self.k)]
             for s in range(self.k["shapes"]):
-                calls.append(lambda s=s: _flex_call(self.k["dim"], 1 + s))
+                calls.append(lambda s=s: call(self.k["dim"], 1 + s))
         return calls
 
     def _eager_modules(self, i):
@@ -162,7 +213,7 @@ class Trial:
             "stuck_state": "; ".join(stuck) + (" after every thread joined" if stuck else ""),
             "wrong_result": self.wrong[0] if self.wrong else "",
             "silent_fallbacks": self.monitor.hits.get("compiled.eager_fallback", 0) - fallbacks_before,
-            "metrics": {"torch": torch_state.version()},
+            "metrics": {"torch": torch_state.version(), **({"hop": hop_of(self.k)} if self.k["flex"] else {})},
         }
 
     def warm_up(self):
@@ -173,6 +224,8 @@ class Trial:
         self.compiled = [torch.compile(_fresh_fn(), backend="aot_eager") for _ in range(2)]
         self.trace_me = TraceMe(self.k["dim"], self.k.get("layers", 1))
         self.ref_graph = str(torch.fx.symbolic_trace(self.trace_me).graph)
+        if self.k["flex"]:
+            hop_of(self.k)  # asks this torch once, uncontrolled; NotApplicable ends here
         saved, self.threads = self.threads, 2
         for i in range(2):
             self.role(i)(i)
@@ -353,7 +406,65 @@ class ScriptTrial:
         }
 
 
+def _bench_target():
+    return None
+
+
+class PointOverheadTrial:
+    """racelab bench's per-point cost of the Python points, in one trial on
+    one managed thread: `calls` calls of an empty function, timed three ways
+    in the same process --
+      plain   no point on it (sys.monitoring has no events on its code);
+      point   a point placed at its start as torch's are (points.Monitor:
+              the monitoring callback, the hit count, the bridge into the
+              engine, a scheduling decision under the cell's strategy);
+      bridge  racelab.bridge.point() called directly (no monitoring).
+    The ratios point/plain and bridge/plain are what a point costs against a
+    plain Python call; the strategy (random: controlled; os: free running)
+    is the cell's."""
+
+    def __init__(self, knobs, mitigation, threads, seed, monitor):
+        self.calls, self.monitor = int(knobs["calls"]), monitor
+
+    def warm_up(self):
+        pass
+
+    def _time(self, body):
+        import time
+        best = None
+        for _ in range(3):  # the best of three: least disturbed by other processes
+            t0 = time.perf_counter_ns()
+            body()
+            dt = (time.perf_counter_ns() - t0) / self.calls
+            best = dt if best is None else min(best, dt)
+        return best
+
+    def run(self):
+        n, f, point = self.calls, _bench_target, bridge.point
+
+        def calls():
+            for _ in range(n):
+                f()
+
+        def bridge_calls():
+            for _ in range(n):
+                point(b"bench.bridge_point")
+
+        plain = self._time(calls)
+        self.monitor.place_start(f.__code__, "bench.point")
+        try:
+            pointed = self._time(calls)
+        finally:
+            self.monitor.place_start(f.__code__, None)
+        direct = self._time(bridge_calls)
+        return {"errors": [], "stuck_state": "", "wrong_result": "", "silent_fallbacks": 0,
+                "metrics": {"torch": torch_state.version(), "calls": n, "placement": self.monitor.method,
+                            "plain_call_ns": plain, "point_call_ns": pointed, "bridge_point_ns": direct,
+                            "point_over_plain": pointed / max(plain, 1e-9),
+                            "bridge_over_plain": direct / max(plain, 1e-9)}}
+
+
 def make_trial(name, knobs, mitigation, threads, seed, monitor):
     kind = WORKLOADS[name].get("kind", "builtin")
-    cls = ScriptTrial if kind == "script" else Trial
+    cls = {"script": ScriptTrial, "bench": PointOverheadTrial}.get(kind, Trial)
     return cls(knobs, mitigation, threads, seed, monitor)

@@ -31,6 +31,10 @@ struct TorchWorkloads {
         if (k.contains("shapes")) racelab::int_knob(k, "shapes", 1, 64);
         if (k.contains("dim")) racelab::int_knob(k, "dim", 1, 4096);
         if (k.contains("layers")) racelab::int_knob(k, "layers", 1, 64);
+        if (k.contains("calls")) racelab::int_knob(k, "calls", 1, 1000000);
+        if (k.contains("hop") && (!k.at("hop").is_string() ||
+                                  (k.at("hop") != "auto" && k.at("hop") != "flex_attention" && k.at("hop") != "cond")))
+          throw racelab::KnobError("hop", k.at("hop").dump(), "auto | flex_attention | cond");
         if (k.contains("script") && k.at("script").get<std::string>().empty())
           throw racelab::KnobError("script", "\"\"", "the path of a Python script (racelab pyrun -- SCRIPT ARGS)");
         if (k.contains("args"))
