@@ -45,6 +45,10 @@ int bench_command(int argc, char** argv) {
   app.add_option("--search-seeds", o.search_seeds, "search: seeds per (workload, strategy)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
+  app.add_option("--search-strategies", o.search_only_strategies, "search: only these strategies (default: all)")
+      ->check(CLI::IsMember(bench::search_strategies()));
+  app.add_option("--search-workloads", o.search_only_workloads, "search: only these hard-bug workloads (default: all)")
+      ->check(CLI::IsMember(bench::search_workloads()));
   app.add_option("--compare", o.compare, "An earlier BENCH.json: flag regressions beyond the measured noise");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   if (!o.compare.empty())

@@ -59,6 +59,10 @@ struct Options {
   // --search-budget 10000.
   int64_t search_budget = 200;
   int search_seeds = 20;
+  // search: only these strategies / workloads (empty: all), to rerun part of
+  // the table (a long budget takes an hour or more on two cores).
+  std::vector<std::string> search_only_strategies;
+  std::vector<std::string> search_only_workloads;
 };
 
 // ---- Measurement helpers (measure.cpp) -----------------------------------------
@@ -87,6 +91,8 @@ json bench_pytorch(const Options& o);
 json bench_search(const Options& o);
 // The strategies the search section compares, in table order.
 const std::vector<std::string>& search_strategies();
+// The hard-bug workloads it runs them on, in table order.
+const std::vector<std::string>& search_workloads();
 json bench_exec(const Options& o);
 
 // ---- Output -------------------------------------------------------------------

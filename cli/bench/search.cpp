@@ -42,6 +42,15 @@ json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 
 }  // namespace
 
+const std::vector<std::string>& search_workloads() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const HardBug& bug : kHardBugs) v.push_back(bug.workload);
+    return v;
+  }();
+  return names;
+}
+
 const std::vector<std::string>& search_strategies() {
   static const std::vector<std::string> names{"os", "random", "pct:1", "pct:2", "pct:3", "pos", "surw", "dfs:2", "dpor:2", "auto"};
   return names;
@@ -51,9 +60,13 @@ json bench_search(const Options& o) {
   const int seeds = o.quick ? 3 : o.search_seeds;
   const int64_t budget = o.quick ? std::min<int64_t>(o.search_budget, 30) : o.search_budget;
   json rows = json::array();
+  auto wanted = [](const std::vector<std::string>& only, const std::string& name) {
+    return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+  };
   for (const HardBug& bug : kHardBugs) {
-    if (!racelab::find_workload(bug.workload)) continue;
+    if (!racelab::find_workload(bug.workload) || !wanted(o.search_only_workloads, bug.workload)) continue;
     for (const std::string& strategy : search_strategies()) {
+      if (!wanted(o.search_only_strategies, strategy)) continue;
       const bool deterministic = racelab::parse_strategy(strategy).exhaustive();
       std::vector<double> ttf;
       int found = 0;

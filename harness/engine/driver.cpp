@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <random>
 #include <set>
@@ -215,13 +216,16 @@ class SurwDriver : public StrategyDriver {
   std::map<std::string, std::vector<std::string>> groups_;  // shared object (its point names joined) -> names
 };
 
-// The portfolio. Its arms take turns by Thompson sampling: each trial goes to
-// the arm whose draw from Beta(1 + failures, 1 + trials - failures) is
-// highest. Before any failure that spreads trials about evenly (the arm with
-// fewer trials draws higher on average); once an arm finds failures it gets
-// most trials. Each arm keeps its own cross-trial state (PCT's k, SURW's
-// estimates), fed only by its own trials. Every spec names its arm ("via"),
-// so the results say which strategy found each failure.
+// The portfolio (the design and its reasons: engine/driver.h, kAutoCycle).
+// Before the cell's first failure the arms take their turns round kAutoCycle;
+// from then on each trial goes to the arm whose draw from Beta(1 + failures,
+// 1 + trials - failures) is highest (Thompson sampling), so the arm that
+// finds failures gets most of the remaining trials. Every arm learns from
+// every trial, whichever arm ran it: SURW's step estimates and shared objects,
+// PCT's k and n are facts about the program, not about the arm. (So SURW needs
+// no calibration run of its own: the cycle starts with another arm.) Only the
+// failure counts that steer Thompson sampling are each arm's own. Every spec
+// names its arm ("via"), so the results say which strategy found each failure.
 class AutoDriver : public StrategyDriver {
  public:
   AutoDriver(int threads, uint64_t seed) : seed_(seed) {
@@ -229,19 +233,10 @@ class AutoDriver : public StrategyDriver {
   }
   bool next(int64_t trial, json* spec) override {
     std::mt19937_64 rng(mix_seed(seed_, static_cast<uint64_t>(trial) + 0x4155544f));
-    for (int attempt = 0; attempt < static_cast<int>(arms_.size()); ++attempt) {
-      int best = -1;
-      double best_draw = -1;
-      for (size_t i = 0; i < arms_.size(); ++i) {
-        const Arm& a = arms_[i];
-        if (a.done) continue;
-        double x = std::gamma_distribution<double>(1.0 + a.failures, 1.0)(rng);
-        double y = std::gamma_distribution<double>(1.0 + a.trials - a.failures, 1.0)(rng);
-        double draw = x / (x + y);
-        if (draw > best_draw) best_draw = draw, best = static_cast<int>(i);
-      }
-      if (best < 0) return false;
-      Arm& a = arms_[best];
+    for (size_t attempt = 0; attempt < std::size(kAutoCycle) + arms_.size(); ++attempt) {
+      const int pick = failures_ == 0 ? cycled() : sampled(rng);
+      if (pick < 0) return false;
+      Arm& a = arms_[pick];
       if (!a.driver->next(trial, spec)) {
         a.done = true;
         continue;
@@ -249,17 +244,20 @@ class AutoDriver : public StrategyDriver {
       (*spec)["via"] = a.name;
       std::string sub = spec->value("label", "");
       (*spec)["label"] = sub.empty() ? "auto: " + a.name : "auto: " + a.name + " (" + sub + ")";
-      last_ = best;
+      last_ = pick;
       return true;
     }
     return false;
   }
   void observe(const TrialResult& r) override {
+    for (Arm& a : arms_) a.driver->observe(r);
     if (last_ < 0) return;
     Arm& a = arms_[last_];
-    a.driver->observe(r);
     ++a.trials;
-    if (is_failure(r.outcome)) ++a.failures;
+    if (is_failure(r.outcome)) {
+      ++a.failures;
+      ++failures_;
+    }
   }
   // The PCT arm's guarantee, for the trials that arm ran.
   double pct_floor() const override {
@@ -285,9 +283,35 @@ class AutoDriver : public StrategyDriver {
     int64_t trials = 0, failures = 0;
     bool done = false;
   };
+  // The next arm of the cycle that still has trials to give; -1: none has.
+  int cycled() {
+    for (size_t i = 0; i < std::size(kAutoCycle); ++i) {
+      const int arm = kAutoCycle[turn_++ % std::size(kAutoCycle)];
+      if (!arms_[arm].done) return arm;
+    }
+    return -1;
+  }
+  int sampled(std::mt19937_64& rng) const {
+    int best = -1;
+    double best_draw = -1;
+    for (size_t i = 0; i < arms_.size(); ++i) {
+      const Arm& a = arms_[i];
+      if (a.done) continue;
+      double x = std::gamma_distribution<double>(1.0 + static_cast<double>(a.failures), 1.0)(rng);
+      double y = std::gamma_distribution<double>(1.0 + static_cast<double>(a.trials - a.failures), 1.0)(rng);
+      double draw = x / (x + y);
+      if (draw > best_draw) {
+        best_draw = draw;
+        best = static_cast<int>(i);
+      }
+    }
+    return best;
+  }
   uint64_t seed_;
   std::vector<Arm> arms_;
   int last_ = -1;
+  uint64_t turn_ = 0;
+  int64_t failures_ = 0;
 };
 
 class ReplayDriver : public StrategyDriver {
@@ -324,6 +348,7 @@ int parse_param(const std::string& name, const std::string& text, int min, int m
 
 const char* const kStrategySyntax = "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, dpor:P, auto or replay:FILE";
 const char* const kAutoArms[] = {"surw", "pos", "pct:3"};
+const int kAutoCycle[] = {1, 0, 0, 2, 0, 0};
 
 StrategyName parse_strategy(const std::string& name) {
   const std::string head = name.substr(0, name.find(':'));

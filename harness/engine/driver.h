@@ -16,8 +16,9 @@
 //                      exhausted() once every one was tried (the `complete` verdict)
 //   dpor:P             the same classes of schedules as dfs:P, one or a few schedules per
 //                      class (engine/dpor.h); exhausted() and classes() likewise
-//   auto               a portfolio of kAutoArms, trials shared by Thompson sampling on
-//                      each arm's failures; every trial's spec names its arm ("via")
+//   auto               a portfolio of kAutoArms: a fixed cycle (kAutoCycle) until the
+//                      first failure, Thompson sampling on each arm's failures after it;
+//                      every trial's spec names its arm ("via")
 //   replay:FILE|STRING every trial follows the schedule exactly
 //
 // Workers run each spec without memory of earlier trials (engine/strategy.h),
@@ -56,6 +57,38 @@ StrategyName parse_strategy(const std::string& name);
 extern const char* const kStrategySyntax;
 // The strategies `auto` shares its trials among, in order.
 extern const char* const kAutoArms[3];
+// Indexes into kAutoArms: whose turn each trial is until the cell's first
+// failure, round and round. surw has four turns in six, pos and pct:3 one each.
+//
+// Why these arms and shares. What counts for finding a bug is the trials
+// before the first failure, and before it nothing tells the arms apart: no
+// arm has a failure to learn from, so any learning rule just spreads the
+// trials (Thompson sampling on zero failures gave each arm about a third,
+// which left auto 2.5-3x behind the best arm). A fixed share instead gives a
+// stated guarantee: if an arm finds the bug in a fraction p of its trials,
+// auto finds it in at least share x p of its own, so auto's expected trials
+// to the first failure are at most 1/share of that arm's -- 1.5x surw's, 6x
+// pos's or pct:3's (and so is the median, where each trial fails with about
+// the same chance). So the share follows the evidence of which arm is
+// strongest:
+//  - surw (4/6): the strongest sampler in the published SURW study (35 of 38
+//    subjects at 10,000 schedules, PCT-3 33, POS 30) and the best single
+//    strategy on every hard bug here (the README's search table). It lets
+//    uninteresting steps run ahead and samples the interleavings of the
+//    interesting ones uniformly, which is what a long prefix, a deep order or
+//    many threads need.
+//  - pos (1/6): samples racing steps evenly without any estimates, so it
+//    still works where surw's estimates mislead (step counts that vary from
+//    run to run, a bug among steps surw's interesting-set draw left out).
+//  - pct:3 (1/6): the one arm with a proven bound, 1/(n k^2) per trial for a
+//    bug of depth 3 or less, whatever the program; the grounds for a "holds"
+//    verdict (reports) rest on it.
+// The cycle starts with pos so that surw's first turn already has estimates
+// (auto's arms learn from every trial) instead of spending a calibration run.
+// After the first failure the question is a different one (how many more
+// failures, for counts and minimisation), and the arm that found it is the
+// evidence: Thompson sampling takes over.
+extern const int kAutoCycle[6];
 // True for os and os+jitter[:P]; false for anything else, unparseable names
 // included. Never throws (reports call it on names read from results files).
 bool is_free_running(const std::string& strategy_name);

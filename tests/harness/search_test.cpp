@@ -3,6 +3,7 @@
 // Each claim is about fixed seeds, so every run is the same: the trial counts
 // below were measured, and a strategy that ignored the objects (or a scheduler
 // that lost them) would miss them.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -193,8 +194,8 @@ TEST(Search, AutoFindsEveryHardBugAndNamesTheArm) {
     const std::string found_by = records.back().metrics["strategy_used"].get<std::string>();
     std::set<std::string> known(std::begin(racelab::kAutoArms), std::end(racelab::kAutoArms));
     EXPECT_EQ(known.count(found_by), 1u) << found_by;
-    if (records.size() >= 3) {
-      EXPECT_EQ(arms.size(), 3u) << w << ": the first trials try every arm";
+    if (records.size() >= 4) {
+      EXPECT_EQ(arms.size(), 3u) << w << ": the first four trials try every arm";
     }
   }
 }
@@ -208,4 +209,71 @@ TEST(Search, AutoPrefersTheArmThatFails) {
     if (r.trial >= 60) ++trials[r.metrics["strategy_used"].get<std::string>()];
   });
   EXPECT_GT(trials["surw"], 40) << "surw finds this bug in most trials; it should get most of the later ones";
+}
+
+namespace {
+// A trial of two threads that each took `steps` steps at point "t.x" on one
+// shared, written object (so SURW has an interesting set to draw).
+racelab::TrialResult synthetic_trial(int64_t steps, Outcome outcome) {
+  racelab::TrialResult r;
+  r.outcome = outcome;
+  r.managed_threads = 3;
+  for (int64_t i = 0; i < 2 * steps; ++i) {
+    racelab::Decision d;
+    d.step = i;
+    d.thread = 1 + static_cast<int>(i % 2);
+    d.point = "t.x";
+    d.object = 0;
+    d.write = true;
+    d.requester = d.thread;
+    d.requester_runnable = true;
+    d.runnable = {1, 2};
+    r.decisions.push_back(d);
+  }
+  r.steps = 2 * steps;
+  return r;
+}
+}  // namespace
+
+// Until the first failure auto follows its fixed cycle (surw four turns in
+// six), and every arm learns from every trial: surw's first turn already has
+// estimates, pct:3's k is the longest trial any arm ran.
+TEST(Search, AutoCyclesUntilTheFirstFailureAndEveryArmLearnsFromEveryTrial) {
+  auto driver = racelab::make_driver("auto", 2, 5);
+  std::vector<std::string> via;
+  for (int64_t t = 0; t < 12; ++t) {
+    nlohmann::json spec;
+    ASSERT_TRUE(driver->next(t, &spec));
+    const std::string arm = spec["via"].get<std::string>();
+    via.push_back(arm);
+    if (arm == "surw") {
+      EXPECT_EQ(spec["kind"], "surw") << "trial " << t << ": no calibration run, pos's trial already taught it";
+      EXPECT_EQ(spec["interesting"], nlohmann::json::array({"t.x"})) << t;
+    }
+    if (arm == "pct:3") {
+      EXPECT_EQ(spec["k"], 2 * (10 + 3 * (t - 1))) << "k: the most steps of the trials before " << t;
+    }
+    driver->observe(synthetic_trial(10 + 3 * t, Outcome::kHolds));
+  }
+  std::vector<std::string> expected;
+  for (int round = 0; round < 2; ++round)
+    for (int arm : racelab::kAutoCycle) expected.push_back(racelab::kAutoArms[arm]);
+  EXPECT_EQ(via, expected);
+  EXPECT_EQ(std::count(via.begin(), via.end(), "surw"), 8);
+  EXPECT_EQ(via.front(), "pos") << "the cycle starts with an arm that needs no estimates";
+}
+
+// After the first failure the arm that found it takes most trials (Thompson
+// sampling on each arm's own failures), even one the cycle gives few turns.
+TEST(Search, AutoFollowsTheArmThatFailedAfterTheCycle) {
+  auto driver = racelab::make_driver("auto", 2, 9);
+  std::map<std::string, int> later;
+  for (int64_t t = 0; t < 200; ++t) {
+    nlohmann::json spec;
+    ASSERT_TRUE(driver->next(t, &spec));
+    const std::string arm = spec["via"].get<std::string>();
+    if (t >= 100) ++later[arm];
+    driver->observe(synthetic_trial(10, arm == "pct:3" ? Outcome::kWrongResult : Outcome::kHolds));
+  }
+  EXPECT_GT(later["pct:3"], 90) << "pct:3 fails every trial it runs, the others never";
 }
