@@ -156,7 +156,7 @@ std::shared_ptr<ModuleCallRecorder> CaptureRuntime::active_patch() const {
 std::shared_ptr<ModuleCallRecorder> CaptureRuntime::install_patch(std::shared_ptr<ModuleCallRecorder> patch) {
   if (variants_.patch_scope == PatchScope::kThreadLocal) return std::exchange(this_thread().patch, std::move(patch));
   auto previous = std::atomic_load(&patch_);
-  racelab::point(points::kPatchInstall);
+  point(points::kPatchInstall, Use::kNone, Use::kWrite);
   std::atomic_store(&patch_, std::move(patch));
   return previous;
 }
@@ -166,8 +166,16 @@ void CaptureRuntime::revert_patch(std::shared_ptr<ModuleCallRecorder> previous) 
     this_thread().patch = std::move(previous);
     return;
   }
-  racelab::point(points::kPatchRevert);
+  point(points::kPatchRevert, Use::kNone, Use::kWrite);
   std::atomic_store(&patch_, std::move(previous));
+}
+
+void CaptureRuntime::point(const char* name, Use flag, Use patch) const {
+  const bool global_flag = variants_.flag_scope == FlagScope::kGlobal && flag != Use::kNone;
+  const bool global_patch = variants_.patch_scope == PatchScope::kGlobal && patch != Use::kNone;
+  if (!global_flag && !global_patch) return racelab::point(name, racelab::private_object(), racelab::Access::kWrite);
+  const bool writes = (global_flag && flag == Use::kWrite) || (global_patch && patch == Use::kWrite);
+  racelab::point(name, this, writes ? racelab::Access::kWrite : racelab::Access::kRead);
 }
 
 CaptureSnapshot CaptureRuntime::snapshot() const {
@@ -204,7 +212,9 @@ EntryCheck::EntryCheck(CaptureRuntime* runtime, bool error_on_nested)
     : runtime_(runtime), error_on_nested_(error_on_nested), globals_(runtime->installed_module()) {}
 
 EntryCheck::Verdict EntryCheck::run(const std::string& function) const {
-  racelab::point(points::kEntryCheck);
+  // Reads the flag (through the bound module: the runtime's own, or a shim
+  // that reads nothing); on an error the step unwinds to the caller's handler.
+  runtime_->point(points::kEntryCheck, CaptureRuntime::Use::kRead, CaptureRuntime::Use::kNone);
   runtime_->counters().entry_checks++;
   // is_fx_tracing(): the flag of the module bound at construction, unless the
   // predicate itself was patched to return false.
@@ -223,9 +233,10 @@ EntryCheck::Verdict EntryCheck::run(const std::string& function) const {
 void capture_scope(CaptureRuntime& rt, const std::shared_ptr<ModuleCallRecorder>& recorder,
                    const std::function<void()>& trace) {
   rt.counters().captures++;
-  racelab::point(points::kCaptureSaveFlag);
+  using Use = CaptureRuntime::Use;
+  rt.point(points::kCaptureSaveFlag, Use::kRead, Use::kNone);
   const bool saved = rt.read_flag();
-  racelab::point(points::kCaptureSetFlag);
+  rt.point(points::kCaptureSetFlag, Use::kWrite, Use::kRead);  // sets, then install_patch saves the patch
   rt.write_flag(true);
   auto previous_patch = rt.install_patch(recorder);
   struct Restore {
@@ -234,11 +245,14 @@ void capture_scope(CaptureRuntime& rt, const std::shared_ptr<ModuleCallRecorder>
     std::shared_ptr<ModuleCallRecorder> previous_patch;
     ~Restore() {
       rt.revert_patch(std::move(previous_patch));
-      racelab::point(points::kCaptureRestoreFlag);
+      // Restores, then the caller reads its recorder (compile, user_trace).
+      rt.point(points::kCaptureRestoreFlag, Use::kWrite, Use::kRead);
       rt.write_flag(saved);
     }
   } restore{rt, saved, std::move(previous_patch)};
-  racelab::point(points::kCaptureTrace);
+  // The trace runs the traced function up to its first point (module.call,
+  // a nested compiled call): the tracer's state is the thread's own.
+  racelab::point(points::kCaptureTrace, racelab::private_object(), racelab::Access::kWrite);
   trace();
 }
 
@@ -247,13 +261,13 @@ void compilation_env(CaptureRuntime& rt, const std::function<void()>& compile, c
   const bool before = rt.variants().eager_sets_flag == EagerOrder::kBeforeLock;
   bool saved = false;
   auto save_and_clear = [&] {
-    racelab::point(points::kEagerSaveFlag);
+    rt.point(points::kEagerSaveFlag, CaptureRuntime::Use::kRead, CaptureRuntime::Use::kNone);
     saved = rt.read_flag();
-    racelab::point(points::kEagerClearFlag);
+    rt.point(points::kEagerClearFlag, CaptureRuntime::Use::kWrite, CaptureRuntime::Use::kNone);
     rt.write_flag(false);
   };
   auto restore = [&] {
-    racelab::point(points::kEagerRestoreFlag);
+    rt.point(points::kEagerRestoreFlag, CaptureRuntime::Use::kWrite, CaptureRuntime::Use::kNone);
     rt.write_flag(saved);
   };
   if (before) save_and_clear();
@@ -282,7 +296,9 @@ void compilation_env(CaptureRuntime& rt, const std::function<void()>& compile, c
 }
 
 void module_call(CaptureRuntime& rt, const std::string& module) {
-  racelab::point(points::kModuleCall);
+  // Reads the patch and writes into the recorder it points to (another
+  // thread's, when that thread is capturing).
+  rt.point(points::kModuleCall, CaptureRuntime::Use::kNone, CaptureRuntime::Use::kWrite);
   if (auto patch = rt.active_patch()) patch->record(module);
 }
 

@@ -202,6 +202,17 @@ class CaptureRuntime {
   std::shared_ptr<ModuleCallRecorder> install_patch(std::shared_ptr<ModuleCallRecorder> patch);
   void revert_patch(std::shared_ptr<ModuleCallRecorder> previous);
 
+  // How a step uses the capture flag and the module-call patch (with the
+  // recorders a patch points to).
+  enum class Use { kNone, kRead, kWrite };
+  // The point before such a step, naming what it touches (racelab/point.h):
+  // every part that is process-wide (a global flag, a global patch) is one
+  // object, the runtime's capture state, so that each pair of steps touching
+  // either conflicts; a thread-local part is the thread's own. Counters are
+  // atomic increments read only after the workers ended, so they commute
+  // and are not named.
+  void point(const char* name, Use flag, Use patch) const;
+
   CaptureCounters& counters() { return counters_; }
   const CaptureCounters& counters() const { return counters_; }
 

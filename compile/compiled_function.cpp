@@ -132,6 +132,9 @@ void CompiledFunction::insert(const std::string& sig, std::shared_ptr<Entry> ent
   // one entry (the lost update the unsynchronised variant exposes).
   auto next = std::make_shared<Table>(*table_);
   (*next)[sig] = std::move(entry);
+  // Names no object: table_ is read unlocked in steps that name the compile
+  // lock (the lookup after taking it), so its unlocked writer must be
+  // dependent on everything.
   racelab::point(points::kCacheInsert);
   table_ = std::move(next);
 }
@@ -143,7 +146,7 @@ bool CompiledFunction::will_compile(const std::vector<at::Tensor>& inputs) const
 std::shared_ptr<CompiledFunction::Entry> CompiledFunction::compile(const std::vector<at::Tensor>& inputs) {
   const auto t0 = std::chrono::steady_clock::now();
   CaptureRuntime::CompilingScope compiling(runtime_);
-  racelab::point(points::kCompileStart);
+  racelab::point(points::kCompileStart, racelab::private_object(), racelab::Access::kWrite);
   auto entry = std::make_shared<Entry>();
   auto recorder = std::make_shared<ModuleCallRecorder>(name_);
   {
@@ -152,7 +155,10 @@ std::shared_ptr<CompiledFunction::Entry> CompiledFunction::compile(const std::ve
     capture_scope(runtime_, recorder, [&] { entry->graph = trace_graph(fn_, inputs, nullptr); });
   }
   entry->module_calls = recorder->calls();
-  racelab::point(points::kCompilePasses);
+  // Passes and executor on this compile's own graph; then the caller takes
+  // the cache lock, or (unsynchronised cache) copies the table, whose only
+  // writer names no object.
+  racelab::point(points::kCompilePasses, racelab::private_object(), racelab::Access::kWrite);
   optimise(entry->graph);
   entry->executor = std::make_unique<torch::jit::GraphExecutor>(entry->graph, name_);
   compiles_++;
@@ -161,7 +167,9 @@ std::shared_ptr<CompiledFunction::Entry> CompiledFunction::compile(const std::ve
 }
 
 std::vector<at::Tensor> CompiledFunction::run_entry(Entry& entry, const std::vector<at::Tensor>& inputs) {
-  racelab::point(points::kCompiledRun);
+  // Runs the entry's executor (shared by every caller of this signature),
+  // then returns through the caller's mitigation to its next point.
+  racelab::point(points::kCompiledRun, &entry, racelab::Access::kWrite);
   torch::jit::Stack stack(inputs.begin(), inputs.end());
   entry.executor->run(stack);
   return unpack(stack);
@@ -187,7 +195,7 @@ std::vector<at::Tensor> CompiledFunction::operator()(const std::vector<at::Tenso
   }
 
   const std::string sig = signature_of(inputs);
-  racelab::point(points::kCacheLookup);
+  racelab::point(points::kCacheLookup, &table_, racelab::Access::kRead);
   std::shared_ptr<Entry> entry = lookup(sig);
   if (entry != nullptr) {
     hits_++;
@@ -223,7 +231,7 @@ std::vector<at::Tensor> CompiledFunction::operator()(const std::vector<at::Tenso
     }
     entry = compile(inputs);
     if (v.cache == CacheSync::kSynchronised) {
-      racelab::point(points::kCacheInsert);
+      racelab::point(points::kCacheInsert, racelab::private_object(), racelab::Access::kWrite);  // next: the cache lock
       insert(sig, entry);
     } else {
       lock.unlock();  // the variant publishes after the lock, unsynchronised

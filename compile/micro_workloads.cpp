@@ -96,25 +96,29 @@ class Trial {
   }
 
   // A compiled attention call through the mitigation, checked against eager.
+  // compiled.enter and compiled.exit name the thread's own data: what runs
+  // between them and the next point (the workers' loops, the inputs, the
+  // result check against the reference) is the thread's or immutable, and
+  // the result sink's order is made irrelevant in finish().
   void compiled_call(int worker, int64_t L) {
-    racelab::point(points::kCompiledEnter);
+    racelab::point(points::kCompiledEnter, racelab::private_object(), racelab::Access::kWrite);
     CompiledFunction& fn = fn_for(worker);
     const auto a = args(L);
     std::vector<at::Tensor> out;
     guard_.run([&] { return fn.will_compile(a); }, [&] { out = fn(a); });
     check_result(worker, out, L, "compiled");
-    racelab::point(points::kCompiledExit);
+    racelab::point(points::kCompiledExit, racelab::private_object(), racelab::Access::kWrite);
   }
 
   // flex_attention's eager path: compiles itself on every call (always "will compile").
   void eager_path_call(int worker, int64_t L) {
-    racelab::point(points::kCompiledEnter);
+    racelab::point(points::kCompiledEnter, racelab::private_object(), racelab::Access::kWrite);
     const auto a = args(L);
     std::vector<at::Tensor> out;
     guard_.run([] { return true; },
                [&] { out = run_eager_path(runtime_for(worker), "masked_attention", masked_attention_fn, a); });
     check_result(worker, out, L, "eager-path");
-    racelab::point(points::kCompiledExit);
+    racelab::point(points::kCompiledExit, racelab::private_object(), racelab::Access::kWrite);
   }
 
   void check_result(int worker, const std::vector<at::Tensor>& out, int64_t L, const char* what) {
@@ -124,11 +128,13 @@ class Trial {
   }
 
   // Starts one racelab::Thread per worker, each inside its runtime; an
-  // exception ends that worker and is recorded as an error.
+  // exception ends that worker and is recorded as an error. Every body
+  // reaches its first point before it touches anything shared, and after the
+  // joins only the joined workers' results are read.
   void run_workers(const std::function<void(int)>& body) {
     std::vector<racelab::Thread> threads;
     for (int i = 0; i < cfg_.threads; ++i) {
-      threads.emplace_back([this, i, &body] {
+      threads.emplace_back(racelab::Touches::kNothingShared, [this, i, &body] {
         ScopedRuntime in_runtime(runtime_for(i));
         try {
           body(i);
@@ -139,7 +145,7 @@ class Trial {
         }
       });
     }
-    for (auto& t : threads) t.join();
+    for (auto& t : threads) t.join(racelab::Touches::kNothingShared);
   }
 
   void add_error(const std::string& e) {
@@ -148,11 +154,16 @@ class Trial {
   }
   void add_wrong(const std::string& w) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!result_.wrong_result.empty()) result_.wrong_result += "; ";
-    result_.wrong_result += w;
+    wrong_.push_back(w);
   }
 
+  // Errors and wrong results in a fixed order: the order in which workers
+  // reported them depends on the schedule, the verdict must not (steps that
+  // only report are independent of each other's reports).
   MicroResult finish() {
+    std::sort(result_.errors.begin(), result_.errors.end());
+    std::sort(wrong_.begin(), wrong_.end());
+    for (const std::string& w : wrong_) result_.wrong_result += (result_.wrong_result.empty() ? "" : "; ") + w;
     std::string stuck = GlobalSnapshot::take(rt_).diff(initial_);
     for (size_t i = 0; i < private_rts_.size(); ++i) {
       std::string d = private_rts_[i]->snapshot().diff(initial_.capture);
@@ -200,6 +211,7 @@ class Trial {
   std::map<int64_t, Shape> shapes_;
   GlobalSnapshot initial_;
   std::mutex mu_;
+  std::vector<std::string> wrong_;
   MicroResult result_;
 };
 
@@ -340,7 +352,7 @@ void jit_setting_restore(Trial& t) {
   const JitSetting setting = parse_jit_setting(c.setting);
   t.run_workers([&](int) {
     for (int i = 0; i < c.iterations; ++i) {
-      racelab::point(points::kCompiledEnter);
+      racelab::point(points::kCompiledEnter, racelab::private_object(), racelab::Access::kWrite);
       t.guarded_compile([&] { compile_with_setting_flipped(setting); });
     }
   });

@@ -242,14 +242,17 @@ int Scheduler::current() const {
   return current_;
 }
 
-int Scheduler::on_thread_create() {
+int Scheduler::on_thread_create_touching(Touches first_step) {
   std::lock_guard<std::mutex> lk(mu_);
   threads_.emplace_back();
+  const int id = static_cast<int>(threads_.size()) - 1;
   pending_.push_back("thread.start");
-  footprints_.emplace_back();
+  // The creation orders the child's first step after the creator's.
+  touch_current(self(), lifecycle_object(id));
+  footprints_.push_back(first_step == Touches::kNothingShared ? Footprint{lifecycle_object(id), true} : Footprint{});
   // Runnable at once: the handoff flag (current_) makes it irrelevant whether
   // the OS thread has physically reached on_thread_start when it is chosen.
-  return static_cast<int>(threads_.size()) - 1;
+  return id;
 }
 
 void Scheduler::on_thread_start(int id) {
@@ -285,21 +288,26 @@ void Scheduler::on_thread_end(int id) {
     state_cv_.notify_all();
     return;
   }
+  touch_current(id, lifecycle_object(id));  // its last step: what a join waits for
   pending_[id] = "thread.end";
   footprints_[id] = Footprint{};
   reschedule(lk, id);  // never waits: this thread is gone
 }
 
-void Scheduler::on_join(int id) {
+void Scheduler::on_join_touching(int id, Touches then) {
   int me = self();
   Lock lk(mu_);
   if (!aborted_) rejoin(lk, me, "thread.join");
-  if (!aborted_ && threads_[id].state == State::kEnded) touch_current(me, -1);  // ordered after all it did
+  // Ordered after the joined thread's last step, so after all it did; the
+  // step goes on past the join, so unless the caller said what it touches
+  // there, it is dependent on everything.
+  if (!aborted_ && threads_[id].state == State::kEnded)
+    touch_current(me, then == Touches::kNothingShared ? lifecycle_object(id) : -1);
   if (!aborted_ && threads_[id].state != State::kEnded) {
     threads_[me].state = State::kJoining;
     threads_[me].join_target = id;
     pending_[me] = "thread.join";
-    footprints_[me] = Footprint{};
+    footprints_[me] = then == Touches::kNothingShared ? Footprint{lifecycle_object(id), true} : Footprint{};
     add_event(me, "join", fmt::format("thread {}", id));
     reschedule(lk, me);
     wait_turn(lk, me);

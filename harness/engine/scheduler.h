@@ -90,10 +90,12 @@ class Scheduler : public Controller {
   bool manages_current_thread() const override;
   void on_point(const char* name) override;
   void on_access(const char* name, const void* object, Access access) override;
-  int on_thread_create() override;
+  int on_thread_create() override { return on_thread_create_touching(Touches::kAnything); }
+  int on_thread_create_touching(Touches first_step) override;
   void on_thread_start(int id) override;
   void on_thread_end(int id) override;
-  void on_join(int id) override;
+  void on_join(int id) override { on_join_touching(id, Touches::kAnything); }
+  void on_join_touching(int id, Touches then) override;
   void on_block(const void* resource, const char* what) override;
   void on_release(const void* resource) override;
   void on_acquire(const void* resource, const char* what) override;
@@ -147,6 +149,9 @@ class Scheduler : public Controller {
   const char* name_of(const void* resource) const;
   // Adds to Decision::touched of the step `self` is running (if it runs one).
   void touch_current(int self, int object);
+  // Thread `id`'s lifecycle as an object: its creator's step, its first step
+  // and its last step write it, and so does the step of whoever joins it.
+  int lifecycle_object(int id) { return footprint_of(&threads_[id], true).object; }
 
   Strategy* strategy_;
   Options options_;

@@ -15,6 +15,8 @@
 //    managed thread and gets the child's id; the child calls on_thread_start(id)
 //    first (and blocks until it is scheduled) and on_thread_end(id) last. A parent
 //    joining calls on_join(id), which returns once the child has ended.
+//    The _touching variants say what the step that begins there touches
+//    (racelab/point.h Touches); the defaults forget it.
 //  - Blocking: a primitive that cannot proceed (a taken mutex, a condition wait)
 //    calls on_block(resource, what); it returns when the scheduler resumes the
 //    thread after someone released that resource, and the caller retries.
@@ -52,6 +54,14 @@ class Controller {
   virtual void on_thread_start(int id) = 0;
   virtual void on_thread_end(int id) = 0;
   virtual void on_join(int id) = 0;
+  virtual int on_thread_create_touching(Touches first_step) {
+    (void)first_step;
+    return on_thread_create();
+  }
+  virtual void on_join_touching(int id, Touches then) {
+    (void)then;
+    on_join(id);
+  }
 
   virtual void on_block(const void* resource, const char* what) = 0;
   virtual void on_release(const void* resource) = 0;

@@ -38,6 +38,26 @@ class Controller;
 // How the step after a point uses its object.
 enum class Access : unsigned char { kRead, kWrite };
 
+// An object only the calling thread ever touches. A point naming it says that
+// the step after it touches nothing another thread touches (only the thread's
+// own data, or data guarded by a racelab lock it holds: the lock's own steps
+// order those), so the step commutes with every step of every other thread.
+inline const void* private_object() {
+  thread_local const char mine = 0;
+  return &mine;
+}
+
+// What a step that begins inside racelab rather than at a point touches
+// before the thread's next point: a new thread's first step (its body up to
+// its first point), a joiner's step once the thread it joined has ended
+// (racelab/sync.h Thread). kAnything is the safe default: such a step is
+// dependent on every other. kNothingShared promises that the first step
+// touches nothing another thread touches (apart from what its creator wrote
+// before creating it), or that the joiner, until its next point, touches
+// nothing a thread it has not joined could touch; the step is then ordered
+// only after the creation, or after the joined thread's last step.
+enum class Touches : unsigned char { kAnything, kNothingShared };
+
 // An object that is not an address (a file descriptor, a row id): any value
 // that names it in this process. Ids and addresses share one space.
 inline const void* object_id(unsigned long long id) { return reinterpret_cast<const void*>(static_cast<uintptr_t>(id)); }

@@ -149,14 +149,17 @@ class Thread {
  public:
   Thread() = default;
   template <class F>
-  explicit Thread(F&& body) {
+  explicit Thread(F&& body) : Thread(Touches::kAnything, std::forward<F>(body)) {}
+  // first_step: what the body touches before its first point (racelab/point.h).
+  template <class F>
+  Thread(Touches first_step, F&& body) {
     Controller* c = controller_for_this_thread();
     if (c == nullptr) {
       thread_ = std::thread(std::forward<F>(body));
       return;
     }
     controller_ = c;
-    id_ = c->on_thread_create();
+    id_ = c->on_thread_create_touching(first_step);
     thread_ = std::thread([c, id = id_, fn = std::function<void()>(std::forward<F>(body))] {
       try {
         c->on_thread_start(id);
@@ -182,8 +185,9 @@ class Thread {
   bool joinable() const { return thread_.joinable(); }
   // Under control, first waits in the scheduler for the child to end, so the OS
   // join below never blocks a thread the scheduler believes is running.
-  void join() {
-    if (controller_ != nullptr && controller_for_this_thread() == controller_) controller_->on_join(id_);
+  // then: what the caller touches after the join, before its next point.
+  void join(Touches then = Touches::kAnything) {
+    if (controller_ != nullptr && controller_for_this_thread() == controller_) controller_->on_join_touching(id_, then);
     thread_.join();
   }
   // The controller's id for this thread, or -1 when uncontrolled.
