@@ -21,6 +21,9 @@
 //   exec         the exec host on a two-thread C program: trials/s with the
 //                fork server / with an exec per trial, a controlled lock/unlock
 //                / native, free running with the preload library / native (exec.cpp);
+//   memory       memory-access points: a program built with them against its
+//                plain build, run natively, with the preload library loaded
+//                but not scheduling, and controlled (memory.cpp);
 //   pytorch      the direct leak on the model and on real torch (a Python
 //                worker): trials/s of a holding cell and their ratio, trials to
 //                the first failure under os, random and pct:3; skipped without
@@ -50,7 +53,7 @@ struct Options {
   std::string out_dir = "bench-out";
   std::string compare;
   std::vector<std::string> sections{"scheduling", "reproduce", "fallback", "mitigations", "scaling", "search", "exec",
-                                    "pytorch"};
+                                    "memory", "pytorch"};
   int repeats = 3;
   int64_t reproduce_trials = 60;
   int trainer_steps = 150;
@@ -94,6 +97,13 @@ const std::vector<std::string>& search_strategies();
 // The hard-bug workloads it runs them on, in table order.
 const std::vector<std::string>& search_workloads();
 json bench_exec(const Options& o);
+json bench_memory(const Options& o);
+// Shared by exec and memory (exec.cpp): a program built with racelab, next to
+// this binary; the nanoseconds a bench program wrote to `path`; one cell of
+// `racelab exec` trials of argv, after a first trial that warms the worker.
+std::string bench_program(const std::string& name);
+double read_ns(const std::string& path);
+CellRun exec_cell(const std::vector<std::string>& argv, bool fork_server, const std::string& strategy, int64_t n);
 
 // ---- Output -------------------------------------------------------------------
 

@@ -23,13 +23,11 @@
 
 namespace racelab::cli::bench {
 
-namespace {
-
-std::string target_program() {
+std::string bench_program(const std::string& name) {
   char buf[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
   std::string dir = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("./racelab");
-  return dir.substr(0, dir.find_last_of('/')) + "/racelab_exec_target";
+  return dir.substr(0, dir.find_last_of('/')) + "/" + name;
 }
 
 double read_ns(const std::string& path) {
@@ -39,7 +37,6 @@ double read_ns(const std::string& path) {
   return v;
 }
 
-// One cell of exec trials of the target; the worker is warm (a first trial ran).
 CellRun exec_cell(const std::vector<std::string>& argv, bool fork_server, const std::string& strategy, int64_t n) {
   ExecProgram p;
   p.argv = argv;
@@ -56,11 +53,9 @@ CellRun exec_cell(const std::vector<std::string>& argv, bool fork_server, const 
   return run(s);
 }
 
-}  // namespace
-
 json bench_exec(const Options& o) {
   json out;
-  const std::string target = target_program();
+  const std::string target = bench_program("racelab_exec_target");
   if (::access(target.c_str(), X_OK) != 0) {
     out["skipped"] = target + " not found (it is built with racelab)";
     return out;

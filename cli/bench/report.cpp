@@ -57,6 +57,22 @@ std::string markdown(const json& b) {
        << "| free running with the preload library loaded / native | "
        << fmt_num(e["free_running"]["preloaded_over_native"]) << "x |\n\n";
   }
+  if (b.contains("memory") && b["memory"].contains("controlled")) {
+    auto& m = b["memory"];
+    md << "## Memory-access points (a two-thread C program, instrumented / its plain build)\n\n"
+       << "| measure | value |\n|---|---|\n"
+       << "| native, no racelab | " << fmt_num(m["native"]["instrumented_over_plain"]) << "x |\n"
+       << "| preload library loaded, not scheduling (os) | " << fmt_num(m["loaded"]["instrumented_over_plain"])
+       << "x |\n"
+       << "| controlled (random) | " << fmt_num(m["controlled"]["instrumented_over_plain"]) << "x |\n"
+       << "| steps per controlled trial, instrumented / plain | " << m["controlled"]["steps_instrumented"].get<long>()
+       << " / " << m["controlled"]["steps_plain"].get<long>() << " ("
+       << fmt_num(m["controlled"]["memory_points_per_iteration"]) << " memory points per iteration; 2 expected) |\n"
+       << "| controlled trial, instrumented / plain | " << fmt_num(m["controlled"]["trial_ms_instrumented"], 1)
+       << " ms / " << fmt_num(m["controlled"]["trial_ms_plain"], 1) << " ms |\n"
+       << "| cost per memory-access point, controlled | " << fmt_num(m["controlled"]["ns_per_memory_point"], 0)
+       << " ns |\n\n";
+  }
   if (b.contains("pytorch")) {
     auto& p = b["pytorch"];
     md << "## Real torch beside the model (direct leak, 2 threads)\n\n";

@@ -2,15 +2,17 @@
 # finds with find_package(racelab) (README.md, "Your own workloads"):
 #
 #   bin/racelab                       the command line with the catalogue's workloads
+#   bin/racelab-cc, bin/racelab-c++   gcc / g++ building a program with memory-access points
 #   include/racelab/*.h               the instrumentation API, racelab.h (C), cli.h,
 #                                     op_points.h (op-level points in LibTorch programs)
 #   include/racelab/engine/*.h        the engine, for racelab::engine
-#   lib/libracelab_*.a                the libraries
+#   lib/libracelab_*.a                the libraries (libracelab_tsan_rt.a: memory-access points)
 #   lib/libracelab_op_points_preload.so  op-level points, LD_PRELOADed into a LibTorch program
 #   share/racelab/scenarios/          the catalogue (what `racelab compare` runs by default)
+#   share/racelab/racelab-tsan.specs  the gcc specs racelab-cc compiles with
 #   lib/cmake/racelab/                racelabConfig.cmake, its version file, the
-#                                     exported targets, racelab_add_executable()
-#                                     and racelab_add_scenario()
+#                                     exported targets, racelab_add_executable(),
+#                                     racelab_add_scenario() and racelab_instrument_memory()
 #
 # Two export sets: racelab::point, racelab::engine and the racelab binary need no
 # LibTorch; racelab::op_points, racelab::cli, racelab::main and what they link (the compile layer,
@@ -21,7 +23,7 @@
 include(CMakePackageConfigHelpers)
 set(RACELAB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/racelab)
 
-install(TARGETS racelab_point racelab_files racelab_engine racelab EXPORT racelabTargets
+install(TARGETS racelab_point racelab_files racelab_engine racelab_tsan_rt racelab EXPORT racelabTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS racelab_torch racelab_op_points racelab_capture racelab_compile racelab_trainer racelab_reports racelab_cli racelab_main
@@ -29,6 +31,9 @@ install(TARGETS racelab_torch racelab_op_points racelab_capture racelab_compile 
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # Preloaded, never linked: installed, not exported.
 install(TARGETS racelab_op_points_preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# Memory-access points: the wrappers and the specs file they compile with.
+install(PROGRAMS ${PROJECT_BINARY_DIR}/racelab-cc ${PROJECT_BINARY_DIR}/racelab-c++ DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/harness/tsan_rt/racelab-tsan.specs DESTINATION ${CMAKE_INSTALL_DATADIR}/racelab)
 install(EXPORT racelabTargets NAMESPACE racelab:: DESTINATION ${RACELAB_CMAKE_DIR})
 install(EXPORT racelabCliTargets NAMESPACE racelab:: DESTINATION ${RACELAB_CMAKE_DIR})
 
@@ -49,4 +54,5 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/racelabConfigVersion.cmak
 install(FILES ${PROJECT_BINARY_DIR}/racelabConfig.cmake ${PROJECT_BINARY_DIR}/racelabConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/harness/cmake/RacelabExecutable.cmake
               ${PROJECT_SOURCE_DIR}/harness/cmake/RacelabScenario.cmake
+              ${PROJECT_SOURCE_DIR}/harness/cmake/RacelabMemory.cmake
         DESTINATION ${RACELAB_CMAKE_DIR})
