@@ -8,7 +8,9 @@
 #      right on two threads (the runtime performs them atomically); under
 #      `racelab exec` it holds, its atomics are points and its stack and
 #      thread-local accesses are not (fewer than 4 steps per iteration, where
-#      6 would mean they were not filtered).
+#      6 would mean they were not filtered);
+#   3. where clang is installed, racelab-cc with RACELAB_CC=clang builds
+#      plain_race the same, and racelab exec finds its lost update.
 set -euo pipefail
 racelab=$1 cc=$2 cxx=$3 src=$4
 work=$(mktemp -d)
@@ -34,4 +36,14 @@ max_steps=$(grep -o '"steps": *[0-9]*' "$work/r.jsonl" | grep -o '[0-9]*$' | sor
 echo "atomic_counter $n: at most $max_steps steps per trial"
 [ "$max_steps" -ge $((2 * 2 * n)) ] || fail "$max_steps steps: the atomics were not all points"
 [ "$max_steps" -lt $((2 * 4 * n)) ] || fail "$max_steps steps: stack or thread-local accesses became points"
+if command -v clang >/dev/null; then
+  RACELAB_CC=clang "$cc" -O1 -pthread "$src/plain_race.c" -o "$work/plain_race_clang"
+  set +e
+  "$racelab" exec -s pct:2 -n 2000 --let-go-ms 2000 --timeout 20 --stop-at-first-failure -q -- "$work/plain_race_clang"
+  rc=$?
+  set -e
+  [ "$rc" -eq 1 ] || fail "racelab exec of clang's plain_race exited $rc, expected 1"
+else
+  echo "memory_points_check.sh: no clang here: its build not checked"
+fi
 echo "memory_points_check.sh: ok"
