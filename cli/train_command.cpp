@@ -44,6 +44,7 @@ int train_command(int argc, char** argv) {
   app.add_option("--target", o.target_file, "Use this target (racelab checkpoint or TorchScript file) instead of training one");
   add_target_flags(app, o.target, o.target_train);
   app.add_option("--seed", o.run.seed, "Seed of the drafters' data streams and initialisation")->capture_default_str();
+  add_device_flag(app, o.device);
   app.add_option("--workers", o.workers, "Drafter worker threads (one drafter each)")->capture_default_str()->check(CLI::Range(1, 256));
   app.add_option("--steps", o.run.steps, "Training steps per drafter")->capture_default_str()->check(CLI::Range(1, 10000000));
   app.add_option("--batch", o.run.batch, "Sequences per drafter batch")->capture_default_str()->check(CLI::Range(1, 4096));

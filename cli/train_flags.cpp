@@ -10,6 +10,7 @@
 #include "compile/attention_kernel.h"
 #include "racelab/exit_code.h"
 #include "trainer/train/run.h"
+#include "trainer/util/device.h"
 #include "trainer/util/errors.h"
 
 namespace racelab::cli {
@@ -33,6 +34,12 @@ void add_target_flags(CLI::App& app, trainer::TargetConfig& t, trainer::TargetTr
       ->capture_default_str()
       ->check(CLI::Range(2, 4096));
   app.add_option("--target-lr", tt.adamw.lr, "Target peak learning rate")->capture_default_str()->check(CLI::PositiveNumber);
+}
+
+void add_device_flag(CLI::App& app, std::string& device) {
+  app.add_option("--device", device, "Where the models and batches live: cpu, cuda or cuda:N")
+      ->capture_default_str()
+      ->check(CLI::Validator(trainer::check_compute_device, "DEVICE"));
 }
 
 std::string check_mitigation(const std::string& m) {

@@ -17,6 +17,10 @@ namespace racelab::cli {
 void add_corpus_flags(CLI::App& app, trainer::CorpusOptions& corpus);
 void add_target_flags(CLI::App& app, trainer::TargetConfig& target, trainer::TargetTrainConfig& training);
 
+// --device cpu|cuda|cuda:N, checked at parse time: a device this build cannot use
+// here (no CUDA in this LibTorch, no such GPU) is a usage error (exit 2) naming why.
+void add_device_flag(CLI::App& app, std::string& device);
+
 // A CLI11 validator: "" for a known mitigation, else the message listing them.
 std::string check_mitigation(const std::string& name);
 

@@ -13,6 +13,7 @@
 #include "racelab/exit_code.h"
 #include "trainer/model/target_file.h"
 #include "trainer/train/run.h"
+#include "trainer/util/device.h"
 #include "trainer/util/errors.h"
 #include "trainer/util/threads.h"
 
@@ -23,7 +24,7 @@ int train_target_command(int argc, char** argv) {
   trainer::TargetConfig t;
   trainer::TargetTrainConfig tt;
   tt.steps = 300;
-  std::string out = "racelab-target.ckpt", load, export_ts;
+  std::string out = "racelab-target.ckpt", load, export_ts, device = "cpu";
   uint64_t seed = 1;
   bool quiet = false;
   CLI::App app{"Train the target language model on the corpus and report its held-out loss "
@@ -33,6 +34,7 @@ int train_target_command(int argc, char** argv) {
   app.add_option("--out", out, "Where to save the target checkpoint")->capture_default_str();
   add_corpus_flags(app, corpus);
   add_target_flags(app, t, tt);
+  add_device_flag(app, device);
   app.add_option("--seed", seed, "Seed of initialisation and batches")->capture_default_str();
   app.add_option("--load", load, "Evaluate this target (racelab checkpoint or TorchScript) instead of training");
   app.add_option("--export-torchscript", export_ts, "Also write the trained target as a TorchScript file");
@@ -49,6 +51,7 @@ int train_target_command(int argc, char** argv) {
         auto c = trainer::load_corpus(corpus);
         if (!load.empty()) {
           auto target = trainer::load_target(load);
+          target->to(trainer::compute_device(device));
           if (target->config().vocab_size != c.vocab_size)
             throw trainer::BadInput(fmt::format("target '{}': vocabulary {} does not match the corpus ({})", load,
                                        target->config().vocab_size, c.vocab_size));
@@ -61,6 +64,7 @@ int train_target_command(int argc, char** argv) {
         if (tt.seq_len >= t.max_len)
           throw std::invalid_argument(fmt::format("--target-seq-len {} must be < --max-len {}", tt.seq_len, t.max_len));
         trainer::NativeTarget target(t, seed);
+        target.to(trainer::compute_device(device));  // before train_target's optimizer takes the parameters
         auto r = trainer::train_target(target, c, tt, nullptr, !quiet, &trainer::stop_flag());
         if (r.interrupted) {
           std::fprintf(stderr, "interrupted after %lld steps; nothing saved\n", static_cast<long long>(r.steps));

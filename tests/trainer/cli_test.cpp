@@ -8,6 +8,7 @@
 #include <iterator>
 #include <string>
 
+#include <ATen/Context.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/racelab_cli.h"
@@ -26,7 +27,7 @@ const char* kTiny =
 TEST(Cli, HelpListsTheFlags) {
   auto r = racelab("train --help");
   EXPECT_EQ(r.code, 0);
-  for (auto flag : {"--workers", "--mitigation", "--resume", "--block-sizes", "--seq-lens", "--freeze"})
+  for (auto flag : {"--workers", "--mitigation", "--resume", "--block-sizes", "--seq-lens", "--freeze", "--device"})
     EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
   EXPECT_EQ(racelab("train-target --help").code, 0);
 }
@@ -45,11 +46,22 @@ TEST(Cli, BadFlagsAreUsageErrors) {
       {"train --freeze", "--freeze"},
       {"train --eval-tokens 500", "--eval-tokens"},
       {"train-target --steps", "--steps"},
+      {"train --device tpu", "not a device"},
+      {"train-target --device meta", "cpu or cuda only"},
   };
   for (auto& c : cases) {
     auto r = racelab(c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+TEST(Cli, CudaWithoutCudaIsAUsageErrorSayingWhy) {
+  if (at::hasCUDA()) GTEST_SKIP() << "this LibTorch has CUDA and a GPU is visible";
+  for (auto args : {"train --device cuda", "train-target --device cuda:0"}) {
+    auto r = racelab(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("without CUDA"), std::string::npos) << args << "\n" << r.output;
   }
 }
 
@@ -84,6 +96,7 @@ TEST(Cli, StopAfterIsNotAnInterruptAndResumeFinishes) {
     EXPECT_FALSE(s["interrupted"].get<bool>());
     EXPECT_TRUE(s["stopped_early"].get<bool>());
     EXPECT_EQ(s["drafters"]["steps_done"], 2);  // 2 workers x 1 step
+    EXPECT_EQ(s["device"], "cpu");               // the default, named in the summary
   }
   r = racelab(std::string("train ") + kTiny + " --no-eval --resume --out " + dir);
   ASSERT_EQ(r.code, 0) << r.output;

@@ -50,15 +50,19 @@ bool may_attend(const MaskSpec& spec, int64_t q, int64_t k) {
   return (k - spec.seq_len) / spec.block_size == block;
 }
 
-at::Tensor build_mask(const MaskSpec& spec) {
+at::Tensor build_mask(const MaskSpec& spec, c10::Device device) {
   spec.validate();
   if (spec.kind == MaskSpec::Kind::kCausal)
-    return at::ones({spec.seq_len, spec.seq_len}, at::kBool).tril();
+    return at::ones({spec.seq_len, spec.seq_len}, at::TensorOptions().dtype(at::kBool).device(device)).tril();
+  const auto longs = at::TensorOptions().dtype(at::kLong).device(device);
   auto K = static_cast<int64_t>(spec.anchors.size());
   auto B = spec.block_size;
-  auto anchors = at::tensor(spec.anchors, at::kLong).repeat_interleave(B);  // [K*B]
-  auto ctx = at::arange(spec.seq_len, at::kLong).unsqueeze(0).lt(anchors.unsqueeze(1));  // [K*B, L]
-  auto block_id = at::arange(K, at::kLong).repeat_interleave(B);
+  // Each block's value repeated for its B rows; expand + reshape rather than
+  // repeat_interleave, which LibTorch 1.13 lacks on the meta device the tests use.
+  auto per_row = [&](const at::Tensor& per_block) { return per_block.unsqueeze(1).expand({K, B}).reshape({K * B}); };
+  auto anchors = per_row(at::tensor(spec.anchors, at::kLong).to(device));               // [K*B]
+  auto ctx = at::arange(spec.seq_len, longs).unsqueeze(0).lt(anchors.unsqueeze(1));  // [K*B, L]
+  auto block_id = per_row(at::arange(K, longs));
   auto own = block_id.unsqueeze(1).eq(block_id.unsqueeze(0));  // [K*B, K*B]
   return at::cat({ctx, own}, 1);
 }

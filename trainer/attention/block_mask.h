@@ -41,7 +41,8 @@ struct MaskSpec {
   std::string describe() const;
 };
 
-at::Tensor build_mask(const MaskSpec& spec);
+// On `device` (the device of the attention's q, k, v).
+at::Tensor build_mask(const MaskSpec& spec, c10::Device device = at::kCPU);
 bool may_attend(const MaskSpec& spec, int64_t query, int64_t key);
 
 }  // namespace trainer

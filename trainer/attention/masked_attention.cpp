@@ -14,7 +14,7 @@ at::Tensor masked_attention(const at::Tensor& q, const at::Tensor& k, const at::
   if (q.size(2) != spec.query_len() || k.size(2) != spec.key_len() || v.size(2) != spec.key_len())
     throw std::invalid_argument(fmt::format("masked_attention: {} expects Lq={} Lk={}, got q {} k {}", spec.describe(),
                                             spec.query_len(), spec.key_len(), q.size(2), k.size(2)));
-  return compile::call_attention(q, k, v, build_mask(spec));
+  return compile::call_attention(q, k, v, build_mask(spec, q.device()));
 }
 
 }  // namespace trainer

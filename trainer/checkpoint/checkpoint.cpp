@@ -50,7 +50,8 @@ void require_match(const std::string& path, const std::string& what, const nlohm
 
 std::vector<char> save_tensors(const std::map<std::string, at::Tensor>& tensors) {
   c10::Dict<std::string, at::Tensor> dict;
-  for (auto& [k, v] : tensors) dict.insert(k, v.detach());
+  // CPU copies: a checkpoint written on a GPU loads anywhere (trainer/util/device.h).
+  for (auto& [k, v] : tensors) dict.insert(k, v.detach().cpu());
   return torch::jit::pickle_save(c10::IValue(dict));
 }
 

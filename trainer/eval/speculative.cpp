@@ -9,12 +9,12 @@
 namespace trainer {
 namespace {
 
-// [1, max_len] padded copy of `seq`.
-at::Tensor padded(const std::vector<int64_t>& seq, int64_t max_len, int64_t pad) {
+// [1, max_len] padded copy of `seq`, on `device` (built on the CPU, copied once).
+at::Tensor padded(const std::vector<int64_t>& seq, int64_t max_len, int64_t pad, c10::Device device) {
   auto t = at::full({1, max_len}, pad, at::kLong);
   auto* p = t.data_ptr<int64_t>();
   std::copy(seq.begin(), seq.end(), p);
-  return t;
+  return t.to(device);
 }
 
 int64_t argmax_at(const at::Tensor& logits, int64_t pos) { return logits[0][pos].argmax().item<int64_t>(); }
@@ -29,7 +29,7 @@ std::vector<int64_t> greedy_generate(Target& target, const std::vector<int64_t>&
     throw std::invalid_argument(fmt::format("greedy: prompt {} + {} new tokens exceed max_len {}", prompt.size(), new_tokens, L));
   auto seq = prompt;
   for (int64_t i = 0; i < new_tokens; ++i) {
-    auto logits = target.forward(padded(seq, L, pad_token)).logits;
+    auto logits = target.forward(padded(seq, L, pad_token, target.device())).logits;
     seq.push_back(argmax_at(logits, static_cast<int64_t>(seq.size()) - 1));
   }
   return {seq.begin() + static_cast<std::ptrdiff_t>(prompt.size()), seq.end()};
@@ -44,7 +44,7 @@ std::vector<int64_t> speculative_generate(Target& target, Drafter* drafter, cons
                                             prompt.size(), new_tokens, block_size, L));
   auto seq = prompt;
   // Prefill: the target's first token becomes the first anchor.
-  auto out = target.forward(padded(seq, L, mask_token));
+  auto out = target.forward(padded(seq, L, mask_token, target.device()));
   seq.push_back(argmax_at(out.logits, static_cast<int64_t>(seq.size()) - 1));
   const auto goal = static_cast<int64_t>(prompt.size()) + new_tokens;
   while (static_cast<int64_t>(seq.size()) < goal) {
@@ -53,18 +53,22 @@ std::vector<int64_t> speculative_generate(Target& target, Drafter* drafter, cons
     if (drafter != nullptr) {
       // out.taps holds valid hidden states for every position < anchor.
       auto spec = MaskSpec::blocks(L, {anchor}, block_size);
-      auto block = at::full({1, block_size}, mask_token, at::kLong);
-      block[0][0] = seq.back();
+      std::vector<int64_t> block_ids(static_cast<size_t>(block_size), mask_token);
+      block_ids[0] = seq.back();
+      auto block = at::tensor(block_ids, at::kLong).view({1, block_size}).to(target.device());
       auto logits = drafter->forward(target, out.taps, block, spec);
-      for (int64_t k = 1; k < block_size; ++k) drafts.push_back(logits[0][k].argmax().item<int64_t>());
+      auto guesses = logits[0].slice(0, 1).argmax(-1).cpu();  // positions 1..B-1, one copy off the device
+      for (int64_t k = 0; k < block_size - 1; ++k) drafts.push_back(guesses[k].item<int64_t>());
     }
     auto candidate = seq;
     candidate.insert(candidate.end(), drafts.begin(), drafts.end());
-    out = target.forward(padded(candidate, L, mask_token));
+    out = target.forward(padded(candidate, L, mask_token, target.device()));
+    auto verified = out.logits[0].argmax(-1).cpu();  // the target's choice at every position, one copy
+    auto target_at = [&](size_t m) { return verified[anchor + static_cast<int64_t>(m)].item<int64_t>(); };
     size_t m = 0;
-    while (m < drafts.size() && drafts[m] == argmax_at(out.logits, anchor + static_cast<int64_t>(m))) ++m;
+    while (m < drafts.size() && drafts[m] == target_at(m)) ++m;
     for (size_t i = 0; i < m; ++i) seq.push_back(drafts[i]);
-    seq.push_back(argmax_at(out.logits, anchor + static_cast<int64_t>(m)));
+    seq.push_back(target_at(m));
     stats.verify_steps += 1;
     stats.accepted_tokens += static_cast<int64_t>(m) + 1;
   }

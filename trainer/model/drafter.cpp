@@ -58,7 +58,7 @@ at::Tensor Drafter::forward(Target& target, const at::Tensor& ctx_taps, const at
   const auto H = config_.heads;
   // Context: concatenated target layers -> d_model -> norm, once for all layers.
   auto ctx = nnf::layer_norm(nnf::linear(ctx_taps, params_["ctx_fc_w"]), params_["ctx_norm_w"], params_["ctx_norm_b"]);
-  auto offsets = at::arange(B, at::kLong).repeat({static_cast<int64_t>(spec.anchors.size())});
+  auto offsets = at::arange(B, block_tokens.options().dtype(at::kLong)).repeat({static_cast<int64_t>(spec.anchors.size())});
   auto x = target.embed(block_tokens) + at::embedding(params_["block_pos"], offsets);
   for (int64_t l = 0; l < config_.layers; ++l) {
     auto p = fmt::format("layer{}.", l);
@@ -76,8 +76,8 @@ at::Tensor Drafter::forward(Target& target, const at::Tensor& ctx_taps, const at
 at::Tensor make_block_tokens(const at::Tensor& tokens, const std::vector<int64_t>& anchors, int64_t block_size,
                              int64_t mask_token) {
   const auto N = tokens.size(0), K = static_cast<int64_t>(anchors.size());
-  auto out = at::full({N, K, block_size}, mask_token, at::kLong);
-  auto idx = at::tensor(anchors, at::kLong);
+  auto out = at::full({N, K, block_size}, mask_token, tokens.options().dtype(at::kLong));
+  auto idx = at::tensor(anchors, at::kLong).to(tokens.device());
   out.select(2, 0).copy_(tokens.index_select(1, idx));
   return out.view({N, K * block_size});
 }
@@ -91,7 +91,7 @@ at::Tensor make_block_labels(const at::Tensor& tokens, const std::vector<int64_t
         throw std::invalid_argument(fmt::format("block labels: anchor {} + {} is past the sequence end {}", a, k, T));
       idx.push_back(a + k);
     }
-  return tokens.index_select(1, at::tensor(idx, at::kLong))
+  return tokens.index_select(1, at::tensor(idx, at::kLong).to(tokens.device()))
       .view({tokens.size(0), static_cast<int64_t>(anchors.size()), block_size});
 }
 
@@ -112,11 +112,11 @@ DraftLoss weighted_block_loss(const at::Tensor& logits, const at::Tensor& labels
   auto w = position_weights(block_size, gamma);
   double wsum = 0;
   for (auto x : w) wsum += x;
-  auto wt = at::tensor(w, at::kFloat) / wsum;
+  auto wt = at::tensor(w, at::kFloat).to(logits.device()) / wsum;
   DraftLoss out;
   out.loss = (ce.mean(at::IntArrayRef{0, 1}) * wt).sum();
   auto correct = lg.argmax(-1).eq(lb).to(at::kFloat).mean(at::IntArrayRef{0, 1});
-  auto acc = correct.contiguous();
+  auto acc = correct.cpu();  // one copy from the device, not one per position
   for (int64_t k = 0; k < block_size - 1; ++k) out.accuracy.push_back(acc[k].item<double>());
   return out;
 }

@@ -49,6 +49,8 @@ class Drafter {
                      const MaskSpec& spec);
 
   const DrafterConfig& config() const { return config_; }
+  // Moves the parameters (before an optimizer takes them); see ParamSet::to.
+  void to(c10::Device device) { params_.to(device); }
   ParamSet& params() { return params_; }
   const ParamSet& params() const { return params_; }
 

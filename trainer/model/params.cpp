@@ -36,6 +36,16 @@ void ParamSet::freeze() {
   for (auto& [name, t] : items_) t.requires_grad_(false);
 }
 
+void ParamSet::to(c10::Device device) {
+  for (auto& [name, t] : items_) {
+    const bool trainable = t.requires_grad();
+    t = t.detach().to(device);
+    if (trainable) t.requires_grad_(true);
+  }
+}
+
+c10::Device ParamSet::device() const { return items_.empty() ? c10::Device(at::kCPU) : items_.front().second.device(); }
+
 int64_t ParamSet::numel() const {
   int64_t n = 0;
   for (auto& [name, t] : items_) n += t.numel();

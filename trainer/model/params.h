@@ -26,6 +26,11 @@ class ParamSet {
   const std::vector<std::pair<std::string, at::Tensor>>& items() const { return items_; }
   std::vector<at::Tensor> trainable() const;
   void freeze();  // requires_grad(false) on every parameter (the frozen target)
+  // Moves every parameter to `device`; each stays a leaf, trainable if it was.
+  // Call it before an optimizer takes the parameters: they are new tensors.
+  void to(c10::Device device);
+  // The device of the parameters (CPU for an empty set).
+  c10::Device device() const;
   int64_t numel() const;
   // Copies values in place from `saved`; throws trainer::BadInput naming `what`
   // and the first missing or mis-shaped parameter.

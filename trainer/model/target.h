@@ -49,6 +49,9 @@ class Target {
   virtual TargetOutput forward(const at::Tensor& tokens) = 0;
   virtual at::Tensor embed(const at::Tensor& tokens) = 0;  // [.., d_model]
   virtual at::Tensor head(const at::Tensor& h) = 0;        // LM head only (no final norm)
+  // Where its weights are; its inputs must be there too (trainer/util/device.h).
+  virtual c10::Device device() const = 0;
+  virtual void to(c10::Device device) = 0;
 };
 
 class NativeTarget : public Target {
@@ -59,6 +62,8 @@ class NativeTarget : public Target {
   TargetOutput forward(const at::Tensor& tokens) override;
   at::Tensor embed(const at::Tensor& tokens) override;
   at::Tensor head(const at::Tensor& h) override;
+  c10::Device device() const override { return params_.device(); }
+  void to(c10::Device device) override { params_.to(device); }
   ParamSet& params() { return params_; }
   const ParamSet& params() const { return params_; }
 

@@ -42,15 +42,21 @@ class TorchScriptTarget : public Target {
   }
   at::Tensor embed(const at::Tensor& tokens) override { return module_.get_method("embed")({tokens}).toTensor(); }
   at::Tensor head(const at::Tensor& h) override { return module_.get_method("head")({h}).toTensor(); }
+  c10::Device device() const override { return device_; }
+  void to(c10::Device device) override {
+    module_.to(device);
+    device_ = device;
+  }
   torch::jit::Module& module() { return module_; }
 
  private:
   torch::jit::Module module_;
   TargetConfig config_;
+  c10::Device device_{at::kCPU};  // load_target loads onto the CPU; to() moves it
 };
 
 uint64_t fnv_tensor(uint64_t h, const at::Tensor& t) {
-  auto c = t.detach().contiguous();
+  auto c = t.detach().cpu().contiguous();
   auto* p = static_cast<const uint8_t*>(c.data_ptr());
   for (int64_t i = 0; i < c.numel() * static_cast<int64_t>(c.element_size()); ++i) {
     h ^= p[i];
@@ -98,7 +104,7 @@ std::shared_ptr<Target> load_target(const std::string& path, nlohmann::json* met
   }
   torch::jit::Module m;
   try {
-    m = torch::jit::load(path);
+    m = torch::jit::load(path, c10::Device(at::kCPU));
   } catch (const std::exception& e) {
     throw BadInput(fmt::format("target '{}': neither a racelab checkpoint nor a loadable TorchScript file: {}", path,
                                std::string(e.what()).substr(0, 300)));
@@ -120,7 +126,7 @@ uint64_t target_fingerprint(Target& target) {
 void export_torchscript(const NativeTarget& target, const std::string& path) {
   const auto& c = target.config();
   torch::jit::Module m("RacelabTarget");
-  for (auto& [name, t] : target.params().items()) m.register_parameter(ts_name(name), t.detach().clone(), false);
+  for (auto& [name, t] : target.params().items()) m.register_parameter(ts_name(name), t.detach().cpu().clone(), false);
   m.register_attribute("vocab_size", c10::IntType::get(), c.vocab_size);
   m.register_attribute("d_model", c10::IntType::get(), c.d_model);
   m.register_attribute("max_len", c10::IntType::get(), c.max_len);

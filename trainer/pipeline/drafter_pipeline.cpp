@@ -45,14 +45,15 @@ void DraftRunConfig::validate(int64_t target_max_len) const {
   }
 }
 
-DraftBatch make_draft_batch(const data::Corpus& corpus, const DraftRunConfig& cfg, int64_t rank, int64_t step) {
+DraftBatch make_draft_batch(const data::Corpus& corpus, const DraftRunConfig& cfg, int64_t rank, int64_t step,
+                            c10::Device device) {
   auto rng = Rng::derive(cfg.seed, static_cast<uint64_t>(rank) + 1, static_cast<uint64_t>(step));
   DraftBatch b;
   b.step = step;
   auto combo = step % static_cast<int64_t>(cfg.seq_lens.size() * cfg.block_sizes.size());
   b.seq_len = cfg.seq_lens[static_cast<size_t>(combo) % cfg.seq_lens.size()];
   b.block_size = cfg.block_sizes[static_cast<size_t>(combo) / cfg.seq_lens.size()];
-  b.tokens = data::sample_windows(corpus.train, cfg.batch, b.seq_len, rng);
+  b.tokens = data::sample_windows(corpus.train, cfg.batch, b.seq_len, rng).to(device);
   // Anchors in [1, L-B]: at least one context position, and B-1 labels after it.
   std::vector<int64_t> pool;
   for (int64_t a = 1; a <= b.seq_len - b.block_size; ++a) pool.push_back(a);
@@ -74,6 +75,7 @@ DrafterPipeline::DrafterPipeline(std::shared_ptr<Target> target, const data::Cor
     DraftWorker w;
     w.rank = r;
     w.drafter = std::make_unique<Drafter>(dcfg_, target_->config(), cfg_.seed * 1000003ULL + static_cast<uint64_t>(r));
+    w.drafter->to(target_->device());  // before the optimizer takes its parameters
     w.optimizer = std::make_unique<AdamW>(w.drafter->params().trainable(), cfg_.adamw);
     workers_.push_back(std::move(w));
   }
@@ -145,7 +147,7 @@ DraftRunStats DrafterPipeline::run(const DraftRunHooks& hooks) {
           auto& w = workers_[i];
           if (w.step >= session_end[i]) continue;
           any = true;
-          double loss = train_step(w, make_draft_batch(corpus_, cfg_, w.rank, w.step), hooks.metrics);
+          double loss = train_step(w, make_draft_batch(corpus_, cfg_, w.rank, w.step, target_->device()), hooks.metrics);
           ++stats.steps_done;
           double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           progress.update(stats.steps_done, secs > 0 ? stats.steps_done / secs : 0, loss);
@@ -183,7 +185,7 @@ DraftRunStats DrafterPipeline::run(const DraftRunHooks& hooks) {
         any = false;
         for (size_t i = 0; i < n && !stop_requested(); ++i) {
           if (next[i] < 0 || next[i] >= session_end[i]) continue;
-          auto batch = make_draft_batch(corpus_, cfg_, workers_[i].rank, next[i]);
+          auto batch = make_draft_batch(corpus_, cfg_, workers_[i].rank, next[i], target_->device());
           {
             at::NoGradGuard no_grad;
             batch.taps = target_->forward(batch.tokens).taps;

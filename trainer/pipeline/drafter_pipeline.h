@@ -58,7 +58,9 @@ struct DraftBatch {
   at::Tensor tokens;  // [batch, seq_len]
   at::Tensor taps;    // [batch, seq_len, taps*d] (filled by the producer)
 };
-DraftBatch make_draft_batch(const data::Corpus& corpus, const DraftRunConfig& cfg, int64_t rank, int64_t step);
+// Its tokens are made on the CPU from the corpus and handed over on `device`.
+DraftBatch make_draft_batch(const data::Corpus& corpus, const DraftRunConfig& cfg, int64_t rank, int64_t step,
+                            c10::Device device = at::kCPU);
 
 // One drafter being trained: its model, optimizer and position in its stream.
 struct DraftWorker {

@@ -49,7 +49,8 @@ void AdamW::load(const std::vector<char>& bytes) {
   try {
     std::istringstream in(std::string(bytes.begin(), bytes.end()));
     torch::serialize::InputArchive archive;
-    archive.load_from(in);
+    // The state was saved from wherever the parameters were; it goes where they are now.
+    archive.load_from(in, impl_->params.empty() ? c10::Device(at::kCPU) : impl_->params.front().device());
     impl_->opt.load(archive);
   } catch (const std::exception& e) {
     throw BadInput(std::string("optimizer state cannot be restored: ") + e.what());

@@ -21,6 +21,7 @@
 #include "racelab/exit_code.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/model/target_file.h"
+#include "trainer/util/device.h"
 #include "trainer/util/errors.h"
 #include "trainer/util/threads.h"
 #include "trainer/util/worker_processes.h"
@@ -69,8 +70,9 @@ nlohmann::json drafter_identity(Target& target, const data::Corpus& corpus, cons
 void warm_declared_shapes(Target& target, const DrafterConfig& dcfg, const data::Corpus& corpus,
                           const DraftRunConfig& cfg, const EvalConfig* eval) {
   Drafter scratch(dcfg, target.config(), 0);
+  scratch.to(target.device());
   for (size_t s = 0; s < cfg.seq_lens.size() * cfg.block_sizes.size(); ++s) {
-    auto batch = make_draft_batch(corpus, cfg, 0, static_cast<int64_t>(s));
+    auto batch = make_draft_batch(corpus, cfg, 0, static_cast<int64_t>(s), target.device());
     {
       at::NoGradGuard no_grad;
       batch.taps = target.forward(batch.tokens).taps;
@@ -85,23 +87,25 @@ void warm_declared_shapes(Target& target, const DrafterConfig& dcfg, const data:
   if (eval != nullptr) {
     at::NoGradGuard no_grad;
     const auto L = target.config().max_len;
-    auto tokens = at::full({1, L}, corpus.mask_token, at::kLong);
+    const auto longs = at::TensorOptions().dtype(at::kLong).device(target.device());
+    auto tokens = at::full({1, L}, corpus.mask_token, longs);
     auto taps = target.forward(tokens).taps;
-    scratch.forward(target, taps, at::full({1, eval->block_size}, corpus.mask_token, at::kLong),
+    scratch.forward(target, taps, at::full({1, eval->block_size}, corpus.mask_token, longs),
                     MaskSpec::blocks(L, {1}, eval->block_size));
   }
 }
 
 namespace {
 
-std::shared_ptr<Target> obtain_target(const TrainOptions& o, const data::Corpus& corpus, MetricsLog& metrics,
-                                      nlohmann::json& summary) {
+std::shared_ptr<Target> obtain_target(const TrainOptions& o, c10::Device device, const data::Corpus& corpus,
+                                      MetricsLog& metrics, nlohmann::json& summary) {
   const auto path = (fs::path(o.out_dir) / "target.ckpt").string();
   std::string from = o.target_file;
   if (from.empty() && o.resume && fs::exists(path)) from = path;
   if (!from.empty()) {
     nlohmann::json meta;
     auto t = load_target(from, &meta);
+    t->to(device);
     if (t->config().vocab_size != corpus.vocab_size)
       throw BadInput(fmt::format("target '{}': vocabulary {} does not match the corpus ({} tokens incl. mask)", from,
                                  t->config().vocab_size, corpus.vocab_size));
@@ -115,6 +119,7 @@ std::shared_ptr<Target> obtain_target(const TrainOptions& o, const data::Corpus&
   auto cfg = o.target;
   cfg.vocab_size = corpus.vocab_size;
   auto t = std::make_shared<NativeTarget>(cfg, o.target_train.seed);
+  t->to(device);  // before train_target's optimizer takes the parameters
   auto r = train_target(*t, corpus, o.target_train, &metrics, o.progress, &stop_flag());
   if (r.interrupted) throw std::runtime_error("interrupted while training the target (nothing saved)");
   t->params().freeze();
@@ -201,6 +206,7 @@ TrainSummary run_training(const TrainOptions& o) {
   TrainSummary out;
   auto t0 = std::chrono::steady_clock::now();
   use_single_intra_op_thread();  // the workers are the parallelism; also deterministic
+  const auto device = compute_device(o.device);  // std::invalid_argument: a usage error
   const bool child = o.worker_rank >= 0;
   const bool isolate = o.mitigation == "isolate_process" && !child;
   if (o.resume) require_resumable(o.out_dir, isolate ? o.workers : 0);
@@ -210,12 +216,13 @@ TrainSummary run_training(const TrainOptions& o) {
   nlohmann::json& s = out.json;
   s["mitigation"] = o.mitigation;
   s["workers"] = o.workers;
+  s["device"] = device.str();
 
   auto corpus = load_corpus(o.corpus);
   s["corpus"] = {{"source", corpus.source}, {"vocab_size", corpus.vocab_size},
                  {"train_tokens", corpus.train.size()}, {"heldout_tokens", corpus.heldout.size()}};
   compile::set_attention_mitigation(o.mitigation);
-  auto target = obtain_target(o, corpus, metrics, s);
+  auto target = obtain_target(o, device, corpus, metrics, s);
 
   std::vector<int64_t> ranks;
   if (child) ranks.push_back(o.worker_rank);

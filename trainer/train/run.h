@@ -40,6 +40,7 @@ struct TrainOptions {
   DrafterConfig drafter;
   DraftRunConfig run;
   int64_t workers = 2;
+  std::string device = "cpu";      // cpu, cuda or cuda:N (trainer/util/device.h)
   std::string mitigation = "none";
   bool freeze = false;             // precompile: a shape not warmed up raises
   bool resume = false;

@@ -8,7 +8,9 @@
 namespace trainer {
 namespace {
 
-at::Tensor lm_loss(Target& target, const at::Tensor& windows) {
+// `windows` come from the corpus on the CPU; they go where the target is.
+at::Tensor lm_loss(Target& target, const at::Tensor& cpu_windows) {
+  auto windows = cpu_windows.to(target.device());
   auto inputs = windows.slice(1, 0, windows.size(1) - 1);
   auto labels = windows.slice(1, 1);
   auto logits = target.forward(inputs).logits;
