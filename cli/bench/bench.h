@@ -2,9 +2,12 @@
 // benchmarks reported as ratios measured within one run, because the machines
 // it runs on are shared and noisy (speed is never asserted in tests).
 //
-//   scheduling   cost of control: time per scheduling step of a ping-pong
-//                workload, and controlled vs free-running trial time on the
-//                direct-leak and stuck-true races (scheduling.cpp);
+//   scheduling   cost of control: the cost of a step at which the strategy
+//                keeps the running thread and of one that switches threads
+//                (in-process trials, decisions mirrored as a worker mirrors
+//                them, less the same trial free running), time per step of a
+//                random ping-pong, and controlled vs free-running trial time
+//                on the direct-leak and stuck-true races (scheduling.cpp);
 //   reproduce    per race and strategy: failure probability per trial (95%
 //                Wilson interval), median trials and wall time to a failure
 //                (reproduce.cpp);

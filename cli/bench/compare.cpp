@@ -23,6 +23,12 @@ std::map<std::string, std::pair<double, double>> comparable(const json& b) {
     for (auto& r : b["scaling"])
       m[fmt::format("scaling_ratio[N={}]", r["workers"].get<int>())] = {r["ratio_to_linear"].get<double>(),
                                                                        r["noise"].get<double>()};
+  if (b.contains("scheduling") && b["scheduling"].contains("step")) {
+    const json& st = b["scheduling"]["step"];
+    for (std::string kind : {"keep", "switch"})
+      m["steps_per_s[" + kind + "]"] = {1e9 / std::max(1e-9, st[kind + "_ns"].get<double>()),
+                                        st[kind + "_noise"].get<double>()};
+  }
   if (b.contains("scheduling"))
     for (std::string wl : {"direct_leak", "stuck_true"})
       if (b["scheduling"].contains(wl))

@@ -24,11 +24,6 @@ Scheduler::Scheduler(Strategy* strategy, Options options) : strategy_(strategy),
 
 Scheduler::~Scheduler() = default;
 
-bool Scheduler::aborted() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return aborted_;
-}
-
 int Scheduler::self() const { return tl_id; }
 
 bool Scheduler::manages_current_thread() const {
@@ -48,26 +43,81 @@ void Scheduler::enter_main() {
 
 void Scheduler::exit_main() { on_thread_end(0); }
 
-void Scheduler::add_event(int thread, const char* kind, const std::string& what) {
-  progress_.fetch_add(1, std::memory_order_relaxed);
-  if (!options_.record_events) return;
+void Scheduler::advance() {
+  // Written under mu_ only: no read-modify-write needed, the watchdog just reads.
+  progress_.store(progress_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+bool Scheduler::event_room() {
+  advance();
+  if (!options_.record_events) return false;
   if (events_.size() >= options_.max_events) {
     events_truncated_ = true;
-    return;
+    return false;
   }
-  events_.push_back(Event{step_, thread, kind, what});
+  return true;
+}
+
+void Scheduler::add_event(int thread, const char* kind, const char* what) {
+  if (event_room()) events_.push_back(EventRec{step_, thread, kind, what ? what : "", -1});
+}
+
+void Scheduler::add_event(int thread, const char* kind, std::string what) {
+  if (!event_room()) return;
+  events_.push_back(EventRec{step_, thread, kind, nullptr, static_cast<int>(dynamic_.size())});
+  dynamic_.push_back(std::move(what));
+}
+
+Event Scheduler::expand(const EventRec& e) const {
+  return Event{e.step, e.thread, e.kind, e.dynamic < 0 ? std::string(e.what) : dynamic_[e.dynamic]};
+}
+
+std::vector<Event> Scheduler::take_events() {
+  std::vector<Event> out;
+  out.reserve(events_.size());
+  for (const EventRec& e : events_) out.push_back(expand(e));
+  events_.clear();
+  dynamic_.clear();
+  return out;
+}
+
+std::vector<Decision> Scheduler::take_decisions() {
+  std::vector<Decision> out(decisions_.size());
+  for (size_t i = 0; i < decisions_.size(); ++i) {
+    const DecisionRec& r = decisions_[i];
+    Decision& d = out[i];
+    d.step = static_cast<int64_t>(i);
+    d.thread = r.thread;
+    d.point = r.point ? r.point : "";
+    d.preemption = r.preemption;
+    d.requester = r.requester;
+    d.requester_runnable = r.requester_runnable;
+    d.runnable.assign(runnable_pool_.begin() + r.runnable_at, runnable_pool_.begin() + r.runnable_at + r.runnable_size);
+    d.object = r.object;
+    d.write = r.write;
+    d.let_go = r.let_go;
+  }
+  for (const auto& [i, object] : touched_) out[i].touched.push_back(object);
+  decisions_.clear();
+  runnable_pool_.clear();
+  touched_.clear();
+  return out;
 }
 
 Footprint Scheduler::footprint_of(const void* object, bool write) {
   if (object == nullptr) return Footprint{};
-  auto it = object_ids_.emplace(object, static_cast<int>(object_ids_.size())).first;
+  // find first: emplace would allocate a node even for a known object.
+  auto it = object_ids_.find(object);
+  if (it == object_ids_.end()) it = object_ids_.emplace(object, static_cast<int>(object_ids_.size())).first;
   return Footprint{it->second, write};
 }
 
 void Scheduler::touch_current(int self, int object) {
   if (self < 0 || decisions_.empty() || decisions_.back().thread != self) return;
-  std::vector<int>& t = decisions_.back().touched;
-  if (std::find(t.begin(), t.end(), object) == t.end()) t.push_back(object);
+  const size_t last = decisions_.size() - 1;
+  for (auto it = touched_.rbegin(); it != touched_.rend() && it->first == last; ++it)
+    if (it->second == object) return;
+  touched_.emplace_back(last, object);
 }
 
 const char* Scheduler::name_of(const void* resource) const {
@@ -90,11 +140,11 @@ std::string Scheduler::describe_deadlock() const {
 
 void Scheduler::abort_locked(Outcome outcome, const std::string& detail) {
   if (aborted_) return;  // the first reason wins
-  aborted_ = true;
   abort_outcome_ = outcome;
   abort_detail_ = detail;
   abort_step_ = step_;
-  for (auto& t : threads_) t.cv.notify_all();
+  aborted_.store(true, std::memory_order_seq_cst);
+  for (size_t i = 0; i < threads_.size(); ++i) signal(static_cast<int>(i));
   state_cv_.notify_all();
 }
 
@@ -114,7 +164,8 @@ void Scheduler::throw_aborted(Lock& lk) {
 }
 
 void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool let_go) {  // lk: held by the caller
-  std::vector<int> runnable;
+  std::vector<int>& runnable = runnable_;
+  runnable.clear();
   bool all_ended = true, any_free = false;
   for (size_t i = 0; i < threads_.size(); ++i) {
     if (threads_[i].state == State::kRunnable) runnable.push_back(static_cast<int>(i));
@@ -159,25 +210,46 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool
     abort_locked(Outcome::kDivergence, why);
     return;
   }
-  Decision d;
-  d.step = step_;
+  DecisionRec d;
   d.thread = next;
-  d.point = pending_[next] ? pending_[next] : "";
-  d.preemption = self_runnable && next != self;
   d.requester = self;
-  d.requester_runnable = self_runnable;
-  d.runnable = std::move(runnable);
+  d.point = pending_[next];
   d.object = footprints_[next].object;
   d.write = footprints_[next].write;
+  d.preemption = self_runnable && next != self;
+  d.requester_runnable = self_runnable;
   d.let_go = let_go;
+  // Most steps see the same candidates as the step before: share its copy.
+  const DecisionRec* prev = decisions_.empty() ? nullptr : &decisions_.back();
+  if (prev != nullptr && prev->runnable_size == runnable.size() &&
+      std::equal(runnable.begin(), runnable.end(), runnable_pool_.begin() + prev->runnable_at)) {
+    d.runnable_at = prev->runnable_at;
+  } else {
+    d.runnable_at = static_cast<uint32_t>(runnable_pool_.size());
+    runnable_pool_.insert(runnable_pool_.end(), runnable.begin(), runnable.end());
+  }
+  d.runnable_size = static_cast<uint32_t>(runnable.size());
   if (d.preemption) ++preemptions_;
-  if (options_.on_decision) options_.on_decision(d);
-  decisions_.push_back(std::move(d));
+  if (options_.on_decision) {
+    // The scratch Decision keeps its capacity: no allocation per step.
+    scratch_.step = step_;
+    scratch_.thread = d.thread;
+    scratch_.point.assign(d.point ? d.point : "");
+    scratch_.preemption = d.preemption;
+    scratch_.requester = d.requester;
+    scratch_.requester_runnable = d.requester_runnable;
+    scratch_.runnable.assign(runnable.begin(), runnable.end());
+    scratch_.object = d.object;
+    scratch_.write = d.write;
+    scratch_.let_go = d.let_go;
+    options_.on_decision(scratch_);
+  }
+  decisions_.push_back(d);
   ++step_;
-  progress_.fetch_add(1, std::memory_order_relaxed);
+  advance();
   if (next != self) {
-    current_ = next;
-    threads_[next].cv.notify_one();
+    current_.store(next, std::memory_order_seq_cst);
+    signal(next);
   }
 }
 
@@ -192,11 +264,29 @@ void Scheduler::rejoin(Lock& lk, int self, const char* where) {
   }
   pending_[self] = where;
   wait_turn(lk, self);
+  lk.lock();
 }
 
 void Scheduler::wait_turn(Lock& lk, int self) {
-  auto& me = threads_[self];
-  me.cv.wait(lk, [&] { return current_ == self || aborted_; });
+  // Under lk nobody can signal (every signal is sent under it): the check is
+  // exact, and a signal comes after arm().
+  if (current_.load(std::memory_order_relaxed) == self || aborted_.load(std::memory_order_relaxed)) {
+    lk.unlock();
+    return;
+  }
+  Handoff& turn = threads_[self].turn;
+  turn.arm();
+  lk.unlock();
+  for (bool mine = false; !mine;) {
+    turn.wait();
+    if (current_.load(std::memory_order_seq_cst) == self || aborted_.load(std::memory_order_seq_cst)) break;
+    // A signal whose turn has passed already (the watchdog let this thread go
+    // before it woke): wait again, as the condition-variable predicate did.
+    // Armed, then checked, both seq_cst against reschedule()'s store of
+    // current_ and signal(): a new signal is either seen here or comes after arm().
+    turn.arm();
+    mine = current_.load(std::memory_order_seq_cst) == self || aborted_.load(std::memory_order_seq_cst);
+  }
 }
 
 void Scheduler::on_point(const char* name) { on_access(name, nullptr, Access::kWrite); }
@@ -216,10 +306,13 @@ void Scheduler::step_at(const char* name, const void* object, bool write, const 
   if (aborted_) return throw_aborted(lk);
   pending_[me] = name;
   footprints_[me] = footprint_of(object, write);
-  add_event(me, kind, name ? name : "");
+  add_event(me, kind, name);
   reschedule(lk, me, yield);
   wait_turn(lk, me);
-  if (aborted_) return throw_aborted(lk);
+  if (aborted_) {
+    lk.lock();
+    return throw_aborted(lk);
+  }
 }
 
 bool Scheduler::let_go(int thread, const std::string& why) {
@@ -232,15 +325,12 @@ bool Scheduler::let_go(int thread, const std::string& why) {
   if (!other) return false;  // nobody else could run: letting go changes nothing
   threads_[thread].state = State::kFree;
   pending_[thread] = "racelab.let_go";
-  add_event(thread, "let_go", why);
+  add_event(thread, "let_go", std::string(why));
   reschedule(lk, thread, /*yield=*/false, /*let_go=*/true);
   return true;
 }
 
-int Scheduler::current() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return current_;
-}
+int Scheduler::current() const { return current_.load(std::memory_order_seq_cst); }
 
 int Scheduler::on_thread_create_touching(Touches first_step) {
   std::lock_guard<std::mutex> lk(mu_);
@@ -265,9 +355,12 @@ void Scheduler::on_thread_start(int id) {
     rejoin(lk, id, "thread.start");
   else
     wait_turn(lk, id);
+  if (lk.owns_lock()) lk.unlock();
   if (aborted_) {
+    lk.lock();
+    std::string why = abort_detail_;
     lk.unlock();
-    throw TrialAborted(abort_detail_);  // inside racelab::Thread's try
+    throw TrialAborted(why);  // inside racelab::Thread's try
   }
 }
 
@@ -311,6 +404,7 @@ void Scheduler::on_join_touching(int id, Touches then) {
     add_event(me, "join", fmt::format("thread {}", id));
     reschedule(lk, me);
     wait_turn(lk, me);
+    lk.lock();
   }
   // Never throws: join() runs in racelab::Thread's destructor. After an abort
   // the child is unwinding freely; wait until it has really ended.
@@ -332,7 +426,10 @@ void Scheduler::on_block(const void* resource, const char* what) {
   add_event(me, "block", what);
   reschedule(lk, me);
   wait_turn(lk, me);
-  if (aborted_) return throw_aborted(lk);
+  if (aborted_) {
+    lk.lock();
+    return throw_aborted(lk);
+  }
 }
 
 void Scheduler::on_release(const void* resource) {
@@ -364,7 +461,10 @@ void Scheduler::on_acquire(const void* resource, const char* what) {
 
 std::vector<Event> Scheduler::copy_events() const {
   std::lock_guard<std::mutex> lk(mu_);
-  return events_;
+  std::vector<Event> out;
+  out.reserve(events_.size());
+  for (const EventRec& e : events_) out.push_back(expand(e));
+  return out;
 }
 
 bool Scheduler::wait_finished(double seconds) {

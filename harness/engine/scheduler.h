@@ -1,10 +1,14 @@
 // engine/scheduler.h -- the controlled scheduler: a racelab::Controller under
 // which exactly one managed thread runs at a time.
 //
-// Handoff is per thread: each managed thread sleeps on its own condition
-// variable (all guarded by one mutex) and the running thread wakes exactly the
-// one its strategy picked, so a step costs one targeted wake-up, not a
-// thundering herd.
+// Handoff is per thread: each managed thread waits on its own Handoff
+// (engine/handoff.h: a short spin, then a futex) and the running thread
+// signals exactly the one its strategy picked, so a switch costs one targeted
+// wake-up, no lock round trip and, when the picked thread still spins, no
+// system call. A step at which the strategy keeps the running thread takes the
+// scheduler's lock once and neither allocates nor wakes anyone: decisions and
+// events are recorded compactly (names by pointer, runnable sets pooled) and
+// expanded into Decision / Event only when the trial's results are taken.
 //
 // Every call that can change who runs (a point, a block, a join, a thread's
 // end) is one *step*: the strategy picks among the runnable threads and the
@@ -37,6 +41,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/handoff.h"
 #include "engine/strategy.h"
 #include "engine/trial.h"
 #include "racelab/controller.h"
@@ -51,6 +56,8 @@ class Scheduler : public Controller {
     size_t max_events = 50000;    // the timeline is truncated past this
     // Called (under the scheduler's lock) for every decision as it is made; the
     // worker mirrors decisions into shared memory so a crash cannot lose them.
+    // The Decision is the scheduler's scratch copy, valid during the call only,
+    // and its `touched` is empty (learned later, while the step runs).
     std::function<void(const Decision&)> on_decision;
   };
 
@@ -72,7 +79,7 @@ class Scheduler : public Controller {
   int64_t progress() const { return progress_.load(std::memory_order_relaxed); }
 
   // Results; read after the trial ended.
-  bool aborted() const;
+  bool aborted() const { return aborted_.load(std::memory_order_acquire); }
   Outcome abort_outcome() const { return abort_outcome_; }
   const std::string& abort_detail() const { return abort_detail_; }
   int64_t abort_step() const { return abort_step_; }
@@ -80,8 +87,8 @@ class Scheduler : public Controller {
   int64_t preemptions() const { return preemptions_; }
   int threads_seen() const { return static_cast<int>(threads_.size()); }
   int64_t uncontrolled() const { return uncontrolled_.load(); }
-  std::vector<Decision> take_decisions() { return std::move(decisions_); }
-  std::vector<Event> take_events() { return std::move(events_); }
+  std::vector<Decision> take_decisions();
+  std::vector<Event> take_events();
   // While threads may still run (a trial process reporting before it ends).
   std::vector<Event> copy_events() const;
   bool events_truncated() const { return events_truncated_; }
@@ -122,20 +129,46 @@ class Scheduler : public Controller {
     State state = State::kRunnable;
     const void* blocked_on = nullptr;
     int join_target = -1;
-    std::condition_variable cv;  // this thread's own wake-up
+    Handoff turn;  // this thread's own wake-up
+  };
+  // A Decision as recorded during the trial (see take_decisions()).
+  struct DecisionRec {
+    int thread;
+    int requester;
+    const char* point;       // nullptr: ""
+    uint32_t runnable_at;    // into runnable_pool_
+    uint32_t runnable_size;
+    int object;
+    bool write, preemption, requester_runnable, let_go;
+  };
+  // An Event as recorded: `what` is a name by pointer, or dynamic_[dynamic].
+  struct EventRec {
+    int64_t step;
+    int thread;
+    const char* kind;
+    const char* what;
+    int dynamic;  // -1: `what` holds it
   };
   using Lock = std::unique_lock<std::mutex>;
 
   int self() const;
-  void add_event(int thread, const char* kind, const std::string& what);
+  // `what` by pointer: a point name or another string that outlives the trial.
+  void add_event(int thread, const char* kind, const char* what);
+  void add_event(int thread, const char* kind, std::string what);
+  bool event_room();
+  void advance();  // progress_ + 1, under mu_
+  Event expand(const EventRec& e) const;
   // One step, by the running thread `self` whose state is already updated.
   // yield: `self` steps aside when another can run; let_go: see let_go().
   void reschedule(Lock& lk, int self, bool yield = false, bool let_go = false);
   // A thread that was let go calls in again: it waits until it is chosen
   // (at once when no thread is running) and is the running thread after.
   void rejoin(Lock& lk, int self, const char* where);
-  // Sleeps until `self` is chosen again or the trial is aborted.
+  // Waits until `self` is chosen again or the trial is aborted. Returns with
+  // lk released: a thread picked to run need not take the lock again.
   void wait_turn(Lock& lk, int self);
+  // Hands the turn to `next` (current_ is already set), or wakes it after an abort.
+  void signal(int next) { threads_[next].turn.signal(); }
   // A point or a yield by the calling thread: its next step (touching `object`,
   // nullptr for anything) is pending, the strategy picks who runs, and the
   // caller waits its turn. kind names the event in the trace.
@@ -161,8 +194,9 @@ class Scheduler : public Controller {
   std::vector<const char*> pending_;      // per thread: where it waits
   std::vector<Footprint> footprints_;     // per thread: what its next step touches
   std::unordered_map<const void*, int> object_ids_;
-  int current_ = 0;
-  bool aborted_ = false;
+  // Written under mu_; read without it by a thread that was signalled.
+  std::atomic<int> current_{0};
+  std::atomic<bool> aborted_{false};
   bool finished_ = false;
   std::condition_variable state_cv_;      // finished / ended-after-abort
   Outcome abort_outcome_ = Outcome::kHolds;
@@ -171,8 +205,13 @@ class Scheduler : public Controller {
 
   int64_t step_ = 0;
   int64_t preemptions_ = 0;
-  std::vector<Decision> decisions_;
-  std::vector<Event> events_;
+  std::vector<int> runnable_;             // scratch: this step's candidates
+  std::vector<DecisionRec> decisions_;
+  std::vector<int> runnable_pool_;        // the decisions' runnable sets, a repeat shares its predecessor's
+  std::vector<std::pair<size_t, int>> touched_;  // (decision, object), in decision order
+  Decision scratch_;                      // what on_decision sees
+  std::vector<EventRec> events_;
+  std::vector<std::string> dynamic_;      // event texts made at run time
   bool events_truncated_ = false;
   std::unordered_map<const void*, const char*> names_;
 
