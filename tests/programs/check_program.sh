@@ -4,14 +4,14 @@
 #   1. `racelab reproduce --exec -s STRATEGY` (default pct:2) finds the bug as
 #      CLASS (exit 1) and minimises it;
 #   2. `racelab replay` of the minimised schedule gives CLASS every time
-#      (REPLAYS/REPLAYS, 20 by default);
+#      (REPLAYS/REPLAYS, 100 by default);
 #   3. `racelab exec` of the fixed program holds over its budget (exit 0);
 #   4. the schedule replayed against the fixed program is refused (exit 3):
 #      it was made for another program.
 # These programs have no uncontrolled waits, so a let-go could only come from
 # a loaded machine descheduling a thread: --let-go-ms 2000 keeps it out.
 set -euo pipefail
-racelab=$1 buggy=$2 fixed=$3 class=$4 strategy=${5:-pct:2} replays=${6:-20}
+racelab=$1 buggy=$2 fixed=$3 class=$4 strategy=${5:-pct:2} replays=${6:-100}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "check_program.sh: $(basename "$buggy"): $*" >&2; exit 1; }
