@@ -4,8 +4,9 @@
 //
 //   scheduling   cost of control: the cost of a step at which the strategy
 //                keeps the running thread and of one that switches threads
-//                (in-process trials, decisions mirrored as a worker mirrors
-//                them, less the same trial free running), time per step of a
+//                (in-process trials of n and 2n steps, decisions mirrored as
+//                a worker mirrors them: the difference over the extra steps),
+//                time per step of a
 //                random ping-pong, and controlled vs free-running trial time
 //                on the direct-leak and stuck-true races (scheduling.cpp);
 //   reproduce    per race and strategy: failure probability per trial (95%

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -18,7 +19,8 @@ namespace {
 
 // One in-process trial of bench_ping_pong (2 threads, `points` each) under a
 // per-trial strategy spec, with every decision mirrored into a shared trace as
-// a supervised worker mirrors it. Returns the trial's wall ms; *steps its steps.
+// a supervised worker mirrors it (wrapping around, so no step skips it).
+// Returns the trial's wall ms; *steps its steps.
 double ping_pong_ms(const json& strategy, int64_t points, SharedTrace* trace, int64_t* steps) {
   TrialSpec spec;
   spec.scenario = "bench";
@@ -30,14 +32,38 @@ double ping_pong_ms(const json& strategy, int64_t points, SharedTrace* trace, in
   spec.max_steps = 4 * points + 100;
   TrialHooks hooks;
   trace->count.store(0);
-  hooks.on_decision = [trace](const Decision& d) { mirror_decision(trace, d); };
+  hooks.on_decision = [trace](const Decision& d) {
+    if (trace->count.load(std::memory_order_relaxed) >= kTraceMax) trace->count.store(0);
+    mirror_decision(trace, d);
+  };
   TrialResult r = run_trial(spec, hooks);
   if (r.outcome != Outcome::kHolds) throw std::runtime_error("bench ping-pong: " + r.detail);
   *steps = r.steps;
   return r.wall_ms;
 }
 
-// The two costs of a step, each as (controlled trial - free trial) / steps:
+// The cost of one step of a kind: a trial of n and one of 2n points per
+// thread, back to back, and the difference of their times over the
+// difference of their steps, so what every trial pays once (threads, set-up,
+// results) cancels out. The median over rounds; *noise: the median distance
+// of a round from it, relative to it.
+double per_step_ns(const std::function<json(int64_t)>& spec, int64_t n, int rounds, SharedTrace* trace,
+                   double* noise) {
+  std::vector<double> each;
+  for (int i = 0; i < rounds; ++i) {
+    double ms[2];
+    int64_t steps[2];
+    for (int k = 0; k < 2; ++k) ms[k] = ping_pong_ms(spec(n << k), n << k, trace, &steps[k]);
+    each.push_back((ms[1] - ms[0]) * 1e6 / std::max<int64_t>(1, steps[1] - steps[0]));
+  }
+  const double ns = median(each);
+  std::vector<double> distance;
+  for (double x : each) distance.push_back(std::abs(x - ns));
+  *noise = median(distance) / std::max(1e-9, std::abs(ns));
+  return ns;
+}
+
+// The two costs of a step:
 //  - keep: the strategy keeps the running thread though another could run
 //    (a follow spec with no prefix never preempts: threads 1 and 2 each run
 //    their points through while the other is runnable);
@@ -45,41 +71,21 @@ double ping_pong_ms(const json& strategy, int64_t points, SharedTrace* trace, in
 //    1,2,1,2,...), a wake-up of a waiting thread each time.
 json step_costs(const Options& o) {
   auto trace = std::make_unique<SharedTrace>();
-  const int64_t keep_points = o.quick ? 2000 : 30000, switch_points = o.quick ? 500 : 5000;
-  json alternate = json::array();
-  for (int64_t i = 0; i + 2 < 2 * switch_points; ++i) alternate.push_back(i % 2 == 0 ? 1 : 2);
-  const json keep_spec = {{"kind", "follow"}, {"prefix", json::array()}};
-  const json switch_spec = {{"kind", "follow"}, {"prefix", alternate}};
-  const json free_spec = {{"kind", "free"}};
-  // Each figure is the best of its rounds: on a shared machine a round is
-  // only ever slowed down by others, never sped up.
-  std::vector<double> keep_ns, switch_ns;
-  int64_t keep_steps = 0, switch_steps = 0, ignored = 0;
-  double free_keep_ms = 1e300, free_switch_ms = 1e300;
-  const int rounds = std::max(5, 2 * o.repeats);
-  for (int i = 0; i < rounds; ++i) {
-    free_keep_ms = std::min(free_keep_ms, ping_pong_ms(free_spec, keep_points, trace.get(), &ignored));
-    free_switch_ms = std::min(free_switch_ms, ping_pong_ms(free_spec, switch_points, trace.get(), &ignored));
-  }
-  for (int i = 0; i < rounds; ++i) {
-    double keep_ms = ping_pong_ms(keep_spec, keep_points, trace.get(), &keep_steps);
-    double switch_ms = ping_pong_ms(switch_spec, switch_points, trace.get(), &switch_steps);
-    keep_ns.push_back((keep_ms - free_keep_ms) * 1e6 / std::max<int64_t>(1, keep_steps));
-    switch_ns.push_back((switch_ms - free_switch_ms) * 1e6 / std::max<int64_t>(1, switch_steps));
-  }
-  const double keep = *std::min_element(keep_ns.begin(), keep_ns.end());
-  const double sw = *std::min_element(switch_ns.begin(), switch_ns.end());
-  // How far the typical round lies above the best: what --compare calls noise.
-  auto noise = [](const std::vector<double>& v, double best) {
-    return (median(v) - best) / std::max(1e-9, std::abs(best));
+  const int rounds = std::max(7, 2 * o.repeats + 1);
+  auto keep = [](int64_t) { return json{{"kind", "follow"}, {"prefix", json::array()}}; };
+  auto alternate = [](int64_t points) {
+    json prefix = json::array();
+    for (int64_t i = 0; i + 2 < 2 * points; ++i) prefix.push_back(i % 2 == 0 ? 1 : 2);
+    return json{{"kind", "follow"}, {"prefix", prefix}};
   };
-  return {{"keep_ns", keep},
-          {"switch_ns", sw},
-          {"switch_over_keep", sw / std::max(1e-9, keep)},
-          {"keep_noise", noise(keep_ns, keep)},
-          {"switch_noise", noise(switch_ns, sw)},
-          {"keep_steps", keep_steps},
-          {"switch_steps", switch_steps},
+  double keep_noise = 0, switch_noise = 0;
+  const double keep_ns = per_step_ns(keep, o.quick ? 2000 : 60000, rounds, trace.get(), &keep_noise);
+  const double switch_ns = per_step_ns(alternate, o.quick ? 200 : 4000, rounds, trace.get(), &switch_noise);
+  return {{"keep_ns", keep_ns},
+          {"switch_ns", switch_ns},
+          {"switch_over_keep", switch_ns / std::max(1e-9, keep_ns)},
+          {"keep_noise", keep_noise},
+          {"switch_noise", switch_noise},
           {"rounds", rounds},
           {"keep_goal_ns", 50},
           {"switch_goal_ns", 2000}};

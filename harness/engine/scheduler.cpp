@@ -11,8 +11,16 @@ namespace racelab {
 namespace {
 // Which scheduler owns the calling thread, and its id there. Reset when the
 // thread ends, so a later scheduler at the same address cannot mistake it.
-thread_local const Scheduler* tl_scheduler = nullptr;
-thread_local int tl_id = -1;
+// Read at every step: in the exec host's preload library (loaded at start-up,
+// never by dlopen) they are initial-exec, so reading them is no call to
+// __tls_get_addr.
+#ifdef RACELAB_TLS_INITIAL_EXEC
+#define RACELAB_TLS __attribute__((tls_model("initial-exec")))
+#else
+#define RACELAB_TLS
+#endif
+thread_local const Scheduler* tl_scheduler RACELAB_TLS = nullptr;
+thread_local int tl_id RACELAB_TLS = -1;
 }  // namespace
 
 Scheduler::Scheduler(Strategy* strategy, Options options) : strategy_(strategy), options_(std::move(options)) {
@@ -302,8 +310,10 @@ void Scheduler::step_at(const char* name, const void* object, bool write, const 
   int me = self();
   Lock lk(mu_);
   if (aborted_) return throw_aborted(lk);
-  rejoin(lk, me, name);
-  if (aborted_) return throw_aborted(lk);
+  if (threads_[me].state == State::kFree) {  // rare: checked here, so a kept step makes no call for it
+    rejoin(lk, me, name);
+    if (aborted_) return throw_aborted(lk);
+  }
   pending_[me] = name;
   footprints_[me] = footprint_of(object, write);
   add_event(me, kind, name);

@@ -43,22 +43,40 @@ void BM_LoopDisabledPoint(benchmark::State& state) {
 BENCHMARK(BM_LoopDisabledPoint);
 
 // One managed thread under the random strategy: every point is a step the
-// strategy decides and keeps. The mirror wraps around so it is never skipped.
+// strategy decides and keeps. Trials of 50,000 steps (a fresh scheduler
+// each, outside the timing), as a worker runs them; the mirror wraps around
+// so no step skips it.
 void BM_ControlledPointKeep(benchmark::State& state) {
+  constexpr int64_t kTrialSteps = 50000;
   auto trace = std::make_unique<racelab::SharedTrace>();
-  auto strategy = racelab::make_strategy({{"kind", "random"}}, 1);
   racelab::Scheduler::Options opt;
-  opt.max_steps = std::numeric_limits<int64_t>::max();
+  opt.max_steps = 2 * kTrialSteps;
   opt.on_decision = [t = trace.get()](const racelab::Decision& d) {
     if (t->count.load(std::memory_order_relaxed) >= racelab::kTraceMax) t->count.store(0);
     racelab::mirror_decision(t, d);
   };
-  racelab::Scheduler sched(strategy.get(), opt);
-  sched.enter_main();
-  racelab::attach(&sched);
-  for (auto _ : state) racelab::point("bench.keep");
-  racelab::detach();
-  sched.exit_main();
+  std::unique_ptr<racelab::Strategy> strategy;
+  std::unique_ptr<racelab::Scheduler> sched;
+  auto end_trial = [&] {
+    racelab::detach();
+    if (sched) sched->exit_main();
+    sched.reset();
+  };
+  int64_t left = 0;
+  for (auto _ : state) {
+    if (left-- == 0) {
+      state.PauseTiming();
+      end_trial();
+      strategy = racelab::make_strategy({{"kind", "random"}}, 1);
+      sched = std::make_unique<racelab::Scheduler>(strategy.get(), opt);
+      sched->enter_main();
+      racelab::attach(sched.get());
+      left = kTrialSteps - 1;
+      state.ResumeTiming();
+    }
+    racelab::point("bench.keep");
+  }
+  end_trial();
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_ControlledPointKeep);
