@@ -8,6 +8,8 @@
 // them, is reachable once the program names the place. Outside a controlled
 // trial (no trial, a thread racelab does not manage, the shim's own work) a
 // point does nothing, as with no controller attached.
+#include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <unordered_set>
@@ -21,11 +23,32 @@ namespace {
 // Names live as long as the process (schedules keep them by pointer); an FFI's
 // temporary string is copied once. Called inside the shim: the lock is the C
 // library's, not a step.
-const char* intern(const char* name) {
+const char* intern_slow(const char* name) {
   static std::mutex* mu = new std::mutex;
   static auto* names = new std::unordered_set<std::string>;
   std::lock_guard<std::mutex> lock(*mu);
-  return names->emplace(name != nullptr ? name : "racelab_point").first->c_str();
+  return names->emplace(name).first->c_str();
+}
+
+// A memory-access point calls in at every shared access, nearly always with
+// the same few literal names: a small per-thread cache by pointer spares the
+// lock, the hash and the string. A hit is checked by content, so a temporary
+// buffer reused for another name is never mistaken for the one cached.
+struct InternCache {
+  const char* from[8] = {};
+  const char* to[8] = {};
+};
+thread_local InternCache tl_intern __attribute__((tls_model("initial-exec")));
+
+const char* intern(const char* name) {
+  if (name == nullptr) name = "racelab_point";
+  const size_t slot = (reinterpret_cast<uintptr_t>(name) >> 3) & 7;
+  InternCache& c = tl_intern;
+  if (c.from[slot] == name && std::strcmp(c.to[slot], name) == 0) return c.to[slot];
+  const char* interned = intern_slow(name);
+  c.from[slot] = name;
+  c.to[slot] = interned;
+  return interned;
 }
 
 void point(const char* name, const void* object, int access) {
