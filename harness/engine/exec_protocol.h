@@ -7,9 +7,13 @@
 // kExecCtlOut. Then, per trial, the worker writes one TrialSpec JSON line on
 // kExecCtlIn:
 //  - fork server (kExecEnv "fork"): the shim forks; the child runs main under
-//    the engine's Scheduler; the shim answers "pid N" and, once the child is
-//    gone, "status S" (a waitpid status). The image stopped at main is forked
-//    again for every trial, so a trial costs a fork, not an exec.
+//    the engine's Scheduler; the shim puts the child's pid in the report page
+//    (ExecReport::pid, for the worker to kill a child that never ends) and,
+//    once the child is gone, answers "status S" (a waitpid status), or
+//    "error ..." when it could not fork. One line per trial, not two: every
+//    line wakes the worker, and a trial is a few such wake-ups long. The image
+//    stopped at main is forked again for every trial, so a trial costs a
+//    fork, not an exec.
 //  - exec per trial (kExecEnv "single"): the program runs that one trial
 //    itself; the worker waits for it.
 // The trial process mirrors every decision into the shared trace (kExecTraceFd,
@@ -26,7 +30,7 @@ namespace racelab {
 
 // The program's descriptors (high, out of the way of what it opens itself).
 inline constexpr int kExecCtlIn = 200;     // <- trial specs, one JSON line each
-inline constexpr int kExecCtlOut = 201;    // -> "hello", "pid N", "status S"
+inline constexpr int kExecCtlOut = 201;    // -> "hello", then "status S" per trial
 inline constexpr int kExecTraceFd = 202;   // the shared decision trace
 inline constexpr int kExecReportFd = 203;  // the shared report below
 
@@ -43,8 +47,10 @@ inline constexpr uint32_t kExecReportMax = 4u << 20;
 //    "steps":N,"preemptions":N,"threads":N,"events":[...]}
 // "aborted" is false when main returned (or exit() ran): the exit status then
 // decides. size 0: the process died before it could write (a crash).
+// pid: the fork server's trial process (0 until it is forked).
 struct ExecReport {
   std::atomic<uint32_t> size;
+  std::atomic<int32_t> pid;
   char json[kExecReportMax];
 };
 

@@ -79,7 +79,9 @@ class ExecWorker {
     preload_ = preload_library();
   }
 
-  TrialResult run(const TrialSpec& spec);
+  // `line`: the spec as the supervisor sent it (one JSON line, with its
+  // newline), passed on to the program as it is.
+  TrialResult run(const TrialSpec& spec, const std::string& line);
 
  private:
   // Starts the program with the knobs' environment; false (and *why) when it
@@ -248,8 +250,9 @@ void ExecWorker::drain_output(std::string* output, int timeout_ms) {
   }
 }
 
-TrialResult ExecWorker::run(const TrialSpec& spec) {
+TrialResult ExecWorker::run(const TrialSpec& spec, const std::string& line) {
   report_->size.store(0);
+  report_->pid.store(0);
   const auto t0 = Clock::now();
   // The trial process's own watchdog reports a hang at watchdog_s without a
   // step; this deadline is for a process that cannot even do that.
@@ -263,7 +266,6 @@ TrialResult ExecWorker::run(const TrialSpec& spec) {
     r.metrics["bad_input"] = true;
     return r;
   }
-  const std::string line = spec.to_json().dump() + "\n";
   std::string output, reply;
   if (!write_all(prog_.to, line)) {
     stop(true);
@@ -272,12 +274,12 @@ TrialResult ExecWorker::run(const TrialSpec& spec) {
   int status = 0;
   bool killed = false;
   if (fork_server_) {
-    if (!read_line(prog_, &reply, deadline, &output) || reply.rfind("pid ", 0) != 0) {
-      stop(true);
-      throw std::runtime_error("exec worker: the fork server did not start the trial: " + reply);
-    }
-    const pid_t child = static_cast<pid_t>(std::atoll(reply.c_str() + 4));
     if (!read_line(prog_, &reply, deadline, &output)) {
+      const pid_t child = report_->pid.load(std::memory_order_acquire);
+      if (child <= 0) {
+        stop(true);
+        throw std::runtime_error("exec worker: the fork server did not start the trial");
+      }
       ::kill(child, SIGKILL);
       killed = true;
       if (!read_line(prog_, &reply, Clock::now() + std::chrono::seconds(10), &output)) {
@@ -285,7 +287,10 @@ TrialResult ExecWorker::run(const TrialSpec& spec) {
         throw std::runtime_error("exec worker: the fork server stopped answering");
       }
     }
-    if (reply.rfind("status ", 0) != 0) throw std::runtime_error("exec worker: fork server said " + reply);
+    if (reply.rfind("status ", 0) != 0) {
+      stop(true);
+      throw std::runtime_error("exec worker: the fork server did not start the trial: " + reply);
+    }
     status = std::atoi(reply.c_str() + 7);
     drain_output(&output, 0);
   } else {
@@ -397,7 +402,10 @@ int exec_worker_main(const std::vector<std::string>& program, bool fork_server) 
   FILE* in = ::fdopen(kSpecFd, "r");
   char* buf = nullptr;
   size_t cap = 0;
-  while (::getline(&buf, &cap, in) > 0) {
+  ssize_t got;
+  while ((got = ::getline(&buf, &cap, in)) > 0) {
+    std::string line(buf, static_cast<size_t>(got));
+    if (line.back() != '\n') line += '\n';
     TrialResult r;
     int64_t trial = -1;
     try {
@@ -406,7 +414,7 @@ int exec_worker_main(const std::vector<std::string>& program, bool fork_server) 
       // The supervisor reads a trial's output between these markers.
       std::fprintf(stderr, "@@racelab-trial-begin %lld\n", static_cast<long long>(trial));
       std::fflush(stderr);
-      r = worker.run(spec);
+      r = worker.run(spec, line);
     } catch (const ExecError& e) {
       r.outcome = Outcome::kError;
       r.detail = e.what();
