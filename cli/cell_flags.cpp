@@ -44,6 +44,11 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
                  "wait: a futex, a spin loop; 0 = never)")
       ->check(CLI::Range(0, 600000))
       ->capture_default_str();
+  app.add_option("--max-steps", program.max_steps,
+                 "--exec: scheduling steps after which a trial ends as hang (livelock); raise it for a long run "
+                 "of a program built with memory-access points (racelab-cc), where every shared access is a step")
+      ->check(CLI::Range(int64_t{1}, kMaxExecSteps))
+      ->capture_default_str();
   app.add_option("--env", program.env,
                  "--exec: NAME=VALUE in the program's environment (repeatable); LD_PRELOAD=LIB loads LIB beside "
                  "racelab's library, e.g. libracelab_op_points_preload.so with RACELAB_OP_POINTS=REGEX for "
@@ -117,9 +122,10 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
   } else {
     const ExecProgram defaults;
     if (!f.program.fork_server || !f.program.fail_on_output.empty() || f.program.expect_exit != defaults.expect_exit ||
-        f.program.let_go_ms != defaults.let_go_ms || !f.program.env.empty()) {
-      std::fprintf(stderr, "racelab: --no-fork-server, --fail-on-output, --expect-exit, --let-go-ms and --env go with "
-                           "--exec\n");
+        f.program.let_go_ms != defaults.let_go_ms || f.program.max_steps != defaults.max_steps ||
+        !f.program.env.empty()) {
+      std::fprintf(stderr, "racelab: --no-fork-server, --fail-on-output, --expect-exit, --let-go-ms, --max-steps and "
+                           "--env go with --exec\n");
       return kExitUsage;
     }
     if (f.positional.size() != 1) {

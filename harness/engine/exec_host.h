@@ -57,8 +57,16 @@ struct ExecProgram {
   std::string fail_on_output;
   int expect_exit = 0;
   int let_go_ms = 100;
+  // Scheduling steps after which a trial ends as hang (livelock). A program
+  // built with memory-access points makes a step of every shared access, so a
+  // long loop needs more than the engine's default; a knob, so replays get it.
+  int64_t max_steps = 200000;
   std::vector<std::string> env;  // NAME=VALUE
 };
+
+// The largest max_steps an exec trial may ask for: a schedule holds every step's
+// decision, and beyond this it would not fit (engine/schedule.cpp).
+inline constexpr int64_t kMaxExecSteps = 10000000;
 
 // The knobs of the "exec" workload for `program`, after checking it (throws ExecError).
 nlohmann::json exec_knobs(const ExecProgram& program);

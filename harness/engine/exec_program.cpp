@@ -150,6 +150,7 @@ void check_knobs(const json& knobs) {
   }
   int_knob(knobs, "expect_exit", 0, 255);
   int_knob(knobs, "let_go_ms", 0, 600000);
+  int_knob(knobs, "max_steps", 1, kMaxExecSteps);
   try {
     check_exec_program(knobs);
   } catch (const ExecError& e) {
@@ -166,6 +167,7 @@ const WorkloadRegistrar kExec{Workload{
          {"fail_on_output", ""},
          {"expect_exit", 0},
          {"let_go_ms", 100},
+         {"max_steps", ExecProgram{}.max_steps},
          {"env", json::object()}},
     {"none"},
     false,
@@ -202,7 +204,8 @@ json exec_knobs(const ExecProgram& p) {
               {"fork_server", p.fork_server},
               {"fail_on_output", p.fail_on_output},
               {"expect_exit", p.expect_exit},
-              {"let_go_ms", p.let_go_ms}};
+              {"let_go_ms", p.let_go_ms},
+              {"max_steps", p.max_steps}};
 }
 
 json complete_exec_knobs(const json& knobs) {
@@ -216,6 +219,7 @@ json complete_exec_knobs(const json& knobs) {
   p.fail_on_output = knobs.value("fail_on_output", p.fail_on_output);
   p.expect_exit = knobs.value("expect_exit", p.expect_exit);
   p.let_go_ms = knobs.value("let_go_ms", p.let_go_ms);
+  p.max_steps = knobs.value("max_steps", p.max_steps);
   p.env = env_of(knobs);
   return exec_knobs(p);
 }

@@ -50,7 +50,7 @@ int64_t req_int(const json& j, const std::string& src, const std::string& name, 
 // Thread counts: at most kMaxThreads workers, as `run -t` and scenario files
 // allow; managed thread ids run from 0 (the trial body) to kMaxThreads.
 constexpr int64_t kMaxThreads = 64;
-// Decisions in one schedule (a trial's max_steps is far below this).
+// Decisions in one schedule: no trial may take more steps (exec --max-steps is at most this).
 constexpr size_t kMaxDecisions = 10000000;
 
 int req_threads(const json& v, const std::string& src) {
