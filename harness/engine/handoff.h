@@ -4,8 +4,9 @@
 // Each managed thread owns one Handoff. It arms it, drops the scheduler's
 // lock and waits; whoever picks it signals it. The waiter first spins some
 // microseconds, yielding the CPU each round -- a switch between two threads
-// then costs no wake-up in the kernel -- and only then sleeps in it (futex). The signaller makes the FUTEX_WAKE system call only when the
-// waiter really sleeps. A condition variable would cost a lock round trip and
+// then costs no wake-up in the kernel -- and only then sleeps in it (futex).
+// The signaller makes the FUTEX_WAKE system call only when the waiter really
+// sleeps. A condition variable would cost a lock round trip and
 // a futex wake-up on every switch.
 //
 // Word: 0 armed (the waiter spins), 1 signalled, 2 the waiter sleeps.

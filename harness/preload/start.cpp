@@ -136,7 +136,6 @@ void report_at_exit() {
 struct PreparedTrial {
   TrialSpec spec;
   double let_go_s = -1;                // the knob let_go_ms, in seconds (-1: not given)
-  int64_t max_steps = -1;              // the knob max_steps (-1: not given: the spec's)
   std::unique_ptr<Strategy> strategy;  // null for the strategy "free"
   std::string error;                   // a bad spec: why
 };
@@ -149,8 +148,9 @@ PreparedTrial prepare_trial(const std::string& line) {
     const nlohmann::json& knobs = t.spec.knobs;
     if (knobs.is_object() && knobs.contains("let_go_ms") && knobs["let_go_ms"].is_number())
       t.let_go_s = knobs["let_go_ms"].get<double>() / 1000;
+    // The exec knob max_steps (racelab exec --max-steps) is the trial's step limit.
     if (knobs.is_object() && knobs.contains("max_steps") && knobs["max_steps"].is_number_integer())
-      t.max_steps = knobs["max_steps"].get<int64_t>();
+      t.spec.max_steps = knobs["max_steps"].get<int64_t>();
     const std::string kind = t.spec.strategy.is_object() ? t.spec.strategy.value("kind", "") : "";
     if (kind != "free") t.strategy = make_strategy(t.spec.strategy, t.spec.seed);
   } catch (const std::exception& e) {
@@ -168,7 +168,7 @@ int run_trial(PreparedTrial& trial, int argc, char** argv) {
   if (trial.strategy) {
     Strategy* strategy = trial.strategy.release();
     Scheduler::Options opt;
-    opt.max_steps = trial.max_steps > 0 ? trial.max_steps : spec.max_steps;
+    opt.max_steps = spec.max_steps;
     opt.record_events = spec.record_events;
     opt.on_decision = [](const Decision& d) { mirror_decision(g_trace, d); };
     g_sched = new Scheduler(strategy, opt);  // never freed: threads park in it until the process ends
