@@ -6,11 +6,12 @@
 // kExecEnv set. The shim takes over at the start of main and says "hello" on
 // kExecCtlOut. Then, per trial, the worker writes one TrialSpec JSON line on
 // kExecCtlIn:
-//  - fork server (kExecEnv "fork"): the shim forks; the child runs main under
-//    the engine's Scheduler; the shim puts the child's pid in the report page
-//    (ExecReport::pid, for the worker to kill a child that never ends) and,
-//    once the child is gone, answers "status S" (a waitpid status), or
-//    "error ..." when it could not fork. One line per trial, not two: every
+//  - fork server (kExecEnv "fork"): the shim hands the line to a trial process
+//    it forked one trial ahead (a spare, already waiting); that process runs
+//    main under the engine's Scheduler; the shim puts its pid in the report
+//    page (ExecReport::pid, for the worker to kill a trial that never ends)
+//    and, once it is gone, answers "status S" (a waitpid status), or
+//    "error ..." when it could not fork or the spare was gone. One line per trial, not two: every
 //    line wakes the worker, and a trial is a few such wake-ups long. The image
 //    stopped at main is forked again for every trial, so a trial costs a
 //    fork, not an exec.

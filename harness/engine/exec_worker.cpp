@@ -424,9 +424,17 @@ int exec_worker_main(const std::vector<std::string>& program, bool fork_server) 
       r.detail = std::string("exec worker: bad trial spec: ") + e.what();
       r.metrics["bad_input"] = true;
     }
+    // The decisions are in the shared trace already (the supervisor reads
+    // them there), and the result is ready before the end marker goes out,
+    // so the supervisor finds both at once.
+    const bool in_trace = trace->trial.load() == trial;
+    if (in_trace) r.decisions.clear();
+    json out = r.to_json();
+    if (in_trace) out["decisions_in_trace"] = true;
+    const std::string result = out.dump() + "\n";
     std::fprintf(stderr, "@@racelab-trial-end %lld\n", static_cast<long long>(trial));
     std::fflush(stderr);
-    if (!write_all(kResultFd, r.to_json().dump() + "\n")) return 0;
+    if (!write_all(kResultFd, result)) return 0;
   }
   std::free(buf);
   return 0;

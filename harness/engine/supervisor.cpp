@@ -384,7 +384,10 @@ TrialResult Supervisor::run_once(const TrialSpec& spec, double timeout_s, std::s
         if (nl != std::string::npos) {
           std::string rec = result_buf_.substr(0, nl);
           result_buf_.erase(0, nl + 1);
-          result = TrialResult::from_json(nlohmann::json::parse(rec));
+          const nlohmann::json j = nlohmann::json::parse(rec);
+          result = TrialResult::from_json(j);
+          if (j.value("decisions_in_trace", false) && trace_->trial.load() == spec.trial)
+            result->decisions = read_trace(*trace_);
         }
       }
     }

@@ -5,7 +5,10 @@
 //
 // Channels (the worker's file descriptors):
 //   3  <- trial specs, one JSON line each
-//   4  -> trial results, one JSON line each
+//   4  -> trial results, one JSON line each; a result with
+//      "decisions_in_trace": true carries no decisions, and the parent reads
+//      them from the trace (the exec worker's, whose trial process mirrors
+//      every decision there anyway: a copy through JSON would only cost time)
 //   5  a shared memory trace: the worker mirrors every scheduling decision into
 //      it as it is made, so after a crash or a kill the parent still has the
 //      failing trial's schedule

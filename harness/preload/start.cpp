@@ -7,12 +7,14 @@
 // (engine/exec_protocol.h). A trial process builds the engine's Scheduler
 // from the trial's spec, makes the main thread managed thread 0, starts the
 // watchdog and calls main.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/exec_protocol.h"
+#include "engine/handoff.h"
 #include "engine/strategy.h"
 #include "engine/trial.h"
 #include "engine/worker_channel.h"
@@ -47,9 +50,16 @@ WatchdogConfig g_watch;
 
 bool write_line(const std::string& s) { return write_all(kExecCtlOut, s + "\n"); }
 
-// One line from the worker; false at end of input.
-bool read_line(std::string* line) {
-  static std::string buf;
+// Lines from a pipe: the worker's trial specs (the fork server), or the one
+// spec a spare trial process is handed. Each reader has its own buffer: a
+// forked spare must not inherit the fork server's unread bytes.
+struct LineReader {
+  int fd;
+  std::string buf;
+  bool read(std::string* line);  // false at end of input
+};
+
+bool LineReader::read(std::string* line) {
   line->clear();
   for (;;) {
     size_t nl = buf.find('\n');
@@ -59,7 +69,7 @@ bool read_line(std::string* line) {
       return true;
     }
     char chunk[65536];
-    ssize_t n = ::read(kExecCtlIn, chunk, sizeof(chunk));
+    ssize_t n = ::read(fd, chunk, sizeof(chunk));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     buf.append(chunk, static_cast<size_t>(n));
@@ -76,8 +86,13 @@ void sleep_s(double s) {
 // see (a futex, a spin loop, a pool's own wait): it is let go so the others
 // can run. No step at all for limit_s: the trial is a hang, reported with
 // what every thread waits for.
+// A spare trial process starts it before its trial: it waits for g_started.
+Handoff g_started;
+bool g_watchdog_running = false;
+
 void* watchdog(void*) {
   tl.depth = 1;  // everything this thread does is the shim's own
+  g_started.wait();
   using Clock = std::chrono::steady_clock;
   int64_t last = -1;
   auto changed = Clock::now();
@@ -159,6 +174,12 @@ PreparedTrial prepare_trial(const std::string& line) {
   return t;
 }
 
+bool start_watchdog() {
+  pthread_t dog;
+  if (!g_watchdog_running) g_watchdog_running = real().create(&dog, nullptr, watchdog, nullptr) == 0;
+  return g_watchdog_running;
+}
+
 int run_trial(PreparedTrial& trial, int argc, char** argv) {
   Inside in;
   if (!trial.error.empty()) bad_spec(trial.error);
@@ -176,8 +197,8 @@ int run_trial(PreparedTrial& trial, int argc, char** argv) {
     tl.managed = true;
     tl.id = 0;
   }
-  pthread_t dog;
-  if (real().create(&dog, nullptr, watchdog, nullptr) != 0) bad_spec("cannot start the watchdog thread");
+  if (!start_watchdog()) bad_spec("cannot start the watchdog thread");
+  g_started.signal();  // after g_watch and g_sched are set
   std::atexit(report_at_exit);
   g_active.store(g_sched != nullptr);
   --tl.depth;  // main is the program's, not the shim's
@@ -203,6 +224,80 @@ T* map_shared(int fd, size_t size) {
   return p == MAP_FAILED ? nullptr : static_cast<T*>(p);
 }
 
+// What a trial process would otherwise make afresh, made once in the fork
+// server and inherited by every fork: the C library's cache of thread stacks
+// (a new thread's mmap and guard-page mprotect) and its malloc arenas (a
+// thread's first malloc maps and trims 128 MiB). Threads that are alive
+// together each take an arena of their own; when they end, their stacks go to
+// the cache (up to 40 MiB) and their arenas to the free list. The program has
+// not started, so nothing of its own is touched.
+void warm_thread_caches() {
+  constexpr unsigned kThreads = 4;  // the watchdog and three of the program's
+  static std::atomic<unsigned> attached{0};
+  static std::atomic<bool> release{false};
+  auto body = [](void*) -> void* {
+    tl.depth = 1;
+    void* volatile block = std::malloc(64);  // attaches this thread to an arena of its own
+    std::free(block);
+    attached.fetch_add(1);
+    while (!release.load()) real().sched_yield();  // alive until all are attached
+    return nullptr;
+  };
+  pthread_t t[kThreads];
+  unsigned started = 0;
+  for (; started < kThreads; ++started)
+    if (real().create(&t[started], nullptr, body, nullptr) != 0) break;
+  while (attached.load() < started) real().sched_yield();
+  release.store(true);
+  for (unsigned i = 0; i < started; ++i) real().join(t[i], nullptr);
+}
+
+// The fork server's next trial process, forked one trial ahead: while a
+// trial runs on one core, the next process is forked, rehearses and starts its
+// watchdog on the other, so a trial starts when its spec arrives, not a fork
+// and a few hundred page faults later. (A forked process faults in every page
+// it touches: the program's and the libraries' text anew, and a private copy
+// of every page it writes.) The rehearsal parses the previous trial's spec
+// and makes its strategy, and throws both away: the parser's and the
+// strategy's pages are then in place for the real spec.
+struct Spare {
+  pid_t pid = -1;  // 0 in the spare itself
+  int spec = -1;   // the fork server's end: the spare's one spec line
+};
+
+Spare fork_spare() {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return Spare{};
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int e = errno;
+    ::close(p[0]);
+    ::close(p[1]);
+    errno = e;
+    return Spare{};
+  }
+  if (pid == 0) {
+    ::close(p[1]);
+    return Spare{0, p[0]};
+  }
+  ::close(p[0]);
+  return Spare{pid, p[1]};
+}
+
+int spare_main(int spec_fd, const std::string& rehearsal, int argc, char** argv) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ::close(kExecCtlIn);
+  ::close(kExecCtlOut);
+  if (!rehearsal.empty()) prepare_trial(rehearsal);
+  start_watchdog();  // on failure, run_trial tries again and says why
+  LineReader server{spec_fd, {}};
+  std::string line;
+  if (!server.read(&line)) ::_exit(0);  // the fork server ended
+  ::close(spec_fd);
+  PreparedTrial trial = prepare_trial(line);
+  return run_trial(trial, argc, argv);
+}
+
 int racelab_main(int argc, char** argv, char** envp) {
   const char* mode_env = std::getenv(kExecEnv);
   if (mode_env == nullptr) return g_main(argc, argv, envp);
@@ -218,31 +313,45 @@ int racelab_main(int argc, char** argv, char** envp) {
   }
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the worker's end is ours
   if (!write_line(fmt::format("hello {}", ::getpid()))) ::_exit(0);
+  LineReader worker{kExecCtlIn, {}};
   std::string line;
   if (mode == "single") {
-    if (!read_line(&line)) ::_exit(0);
+    if (!worker.read(&line)) ::_exit(0);
     ::close(kExecCtlIn);
     ::close(kExecCtlOut);
     PreparedTrial trial = prepare_trial(line);
     return run_trial(trial, argc, argv);
   }
-  // The fork server: this image, stopped at main, is forked once per trial.
-  while (read_line(&line)) {
-    PreparedTrial trial = prepare_trial(line);
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-      write_line(fmt::format("error fork: {}", std::strerror(errno)));
-      continue;
+  // The fork server: this image, stopped at main, is forked once per trial,
+  // one trial ahead (see Spare).
+  warm_thread_caches();
+  std::string rehearsal;  // the last spec handed on
+  Spare spare = fork_spare();
+  if (spare.pid == 0) return spare_main(spare.spec, rehearsal, argc, argv);
+  while (worker.read(&line)) {
+    if (spare.pid < 0) {  // the last fork failed: try again now
+      spare = fork_spare();
+      if (spare.pid == 0) return spare_main(spare.spec, rehearsal, argc, argv);
+      if (spare.pid < 0) {
+        write_line(fmt::format("error fork: {}", std::strerror(errno)));
+        continue;
+      }
     }
-    if (pid == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      ::close(kExecCtlIn);
-      ::close(kExecCtlOut);
-      return run_trial(trial, argc, argv);
-    }
-    g_report->pid.store(pid, std::memory_order_release);
+    const pid_t pid = spare.pid;
+    const bool handed = write_all(spare.spec, line + "\n");
+    ::close(spare.spec);
+    spare = Spare{};
+    if (handed) g_report->pid.store(pid, std::memory_order_release);
+    rehearsal = line;
+    spare = fork_spare();  // while the trial runs
+    if (spare.pid == 0) return spare_main(spare.spec, rehearsal, argc, argv);
+    if (!handed) ::kill(pid, SIGKILL);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!handed) {
+      write_line("error the spare trial process ended before its trial");
+      continue;
     }
     if (!write_line(fmt::format("status {}", status))) break;
   }
