@@ -32,7 +32,7 @@ double ping_pong_ms(const json& strategy, int64_t points, SharedTrace* trace, in
   spec.max_steps = 4 * points + 100;
   TrialHooks hooks;
   trace->count.store(0);
-  hooks.on_decision = [trace](const Decision& d) {
+  hooks.on_decision = [trace](const DecisionView& d) {
     if (trace->count.load(std::memory_order_relaxed) >= kTraceMax) trace->count.store(0);
     mirror_decision(trace, d);
   };

@@ -29,7 +29,7 @@ class Scheduler;
 class FreeController;
 
 struct TrialHooks {
-  std::function<void(const Decision&)> on_decision;  // see Scheduler::Options
+  std::function<void(const DecisionView&)> on_decision;  // see Scheduler::Options
 };
 
 // Throws std::invalid_argument for an unknown workload, knob, mitigation or a

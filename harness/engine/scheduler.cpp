@@ -28,6 +28,12 @@ Scheduler::Scheduler(Strategy* strategy, Options options) : strategy_(strategy),
   pending_.push_back("trial.start");
   footprints_.emplace_back();
   current_ = 0;
+  // Room for a trial's steps up front, so a step seldom grows (and copies) the
+  // records. Only what is written is ever faulted in.
+  constexpr size_t kRoom = 1 << 16;
+  decisions_.reserve(static_cast<size_t>(std::min<int64_t>(options_.max_steps, kRoom)));
+  runnable_pool_.reserve(64);
+  if (options_.record_events) events_.reserve(std::min(options_.max_events, kRoom));
 }
 
 Scheduler::~Scheduler() = default;
@@ -67,12 +73,12 @@ bool Scheduler::event_room() {
 }
 
 void Scheduler::add_event(int thread, const char* kind, const char* what) {
-  if (event_room()) events_.push_back(EventRec{step_, thread, kind, what ? what : "", -1});
+  if (event_room()) events_.push_back(EventRec{step_, kind, what ? what : "", thread, -1});
 }
 
 void Scheduler::add_event(int thread, const char* kind, std::string what) {
   if (!event_room()) return;
-  events_.push_back(EventRec{step_, thread, kind, nullptr, static_cast<int>(dynamic_.size())});
+  events_.push_back(EventRec{step_, kind, nullptr, thread, static_cast<int>(dynamic_.size())});
   dynamic_.push_back(std::move(what));
 }
 
@@ -239,18 +245,19 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool
   d.runnable_size = static_cast<uint32_t>(runnable.size());
   if (d.preemption) ++preemptions_;
   if (options_.on_decision) {
-    // The scratch Decision keeps its capacity: no allocation per step.
-    scratch_.step = step_;
-    scratch_.thread = d.thread;
-    scratch_.point.assign(d.point ? d.point : "");
-    scratch_.preemption = d.preemption;
-    scratch_.requester = d.requester;
-    scratch_.requester_runnable = d.requester_runnable;
-    scratch_.runnable.assign(runnable.begin(), runnable.end());
-    scratch_.object = d.object;
-    scratch_.write = d.write;
-    scratch_.let_go = d.let_go;
-    options_.on_decision(scratch_);
+    DecisionView v;
+    v.step = step_;
+    v.thread = d.thread;
+    v.point = d.point;
+    v.preemption = d.preemption;
+    v.requester = d.requester;
+    v.requester_runnable = d.requester_runnable;
+    v.runnable = runnable.data();
+    v.runnable_size = runnable.size();
+    v.object = d.object;
+    v.write = d.write;
+    v.let_go = d.let_go;
+    options_.on_decision(v);
   }
   decisions_.push_back(d);
   ++step_;

@@ -56,9 +56,7 @@ class Scheduler : public Controller {
     size_t max_events = 50000;    // the timeline is truncated past this
     // Called (under the scheduler's lock) for every decision as it is made; the
     // worker mirrors decisions into shared memory so a crash cannot lose them.
-    // The Decision is the scheduler's scratch copy, valid during the call only,
-    // and its `touched` is empty (learned later, while the step runs).
-    std::function<void(const Decision&)> on_decision;
+    std::function<void(const DecisionView&)> on_decision;
   };
 
   Scheduler(Strategy* strategy, Options options);
@@ -142,11 +140,11 @@ class Scheduler : public Controller {
     bool write, preemption, requester_runnable, let_go;
   };
   // An Event as recorded: `what` is a name by pointer, or dynamic_[dynamic].
-  struct EventRec {
+  struct EventRec {  // 32 bytes: one is written at almost every step
     int64_t step;
-    int thread;
     const char* kind;
     const char* what;
+    int thread;
     int dynamic;  // -1: `what` holds it
   };
   using Lock = std::unique_lock<std::mutex>;
@@ -209,7 +207,6 @@ class Scheduler : public Controller {
   std::vector<DecisionRec> decisions_;
   std::vector<int> runnable_pool_;        // the decisions' runnable sets, a repeat shares its predecessor's
   std::vector<std::pair<size_t, int>> touched_;  // (decision, object), in decision order
-  Decision scratch_;                      // what on_decision sees
   std::vector<EventRec> events_;
   std::vector<std::string> dynamic_;      // event texts made at run time
   bool events_truncated_ = false;

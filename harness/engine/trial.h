@@ -60,6 +60,24 @@ struct Decision {
   bool let_go = false;
 };
 
+// A decision as the scheduler hands it to its hook (Scheduler::Options::
+// on_decision) while it makes it: borrowed, valid during the call only, and
+// without `touched` (learned later, while the step runs). A view, not a
+// Decision, so a kept step copies no string and allocates nothing.
+struct DecisionView {
+  int64_t step = 0;
+  int thread = 0;
+  const char* point = nullptr;  // nullptr: none
+  bool preemption = false;
+  int requester = -1;
+  bool requester_runnable = false;
+  const int* runnable = nullptr;  // runnable_size candidates, ascending
+  size_t runnable_size = 0;
+  int object = -1;
+  bool write = true;
+  bool let_go = false;
+};
+
 struct Event {
   int64_t step = 0;
   int thread = 0;

@@ -76,8 +76,8 @@ SharedTrace* open_worker_channel() {
   return trace;
 }
 
-std::function<void(const Decision&)> mirror_decisions(SharedTrace* trace) {
-  return [trace](const Decision& d) { mirror_decision(trace, d); };
+std::function<void(const DecisionView&)> mirror_decisions(SharedTrace* trace) {
+  return [trace](const DecisionView& d) { mirror_decision(trace, d); };
 }
 
 int worker_main() {

@@ -22,7 +22,7 @@ int worker_main();
 SharedTrace* open_worker_channel();
 // A decision hook (TrialHooks::on_decision) that mirrors every decision into
 // the shared trace, so the parent keeps the schedule of a trial that crashes.
-std::function<void(const Decision&)> mirror_decisions(SharedTrace* trace);
+std::function<void(const DecisionView&)> mirror_decisions(SharedTrace* trace);
 
 }  // namespace racelab
 

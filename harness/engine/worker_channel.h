@@ -56,21 +56,21 @@ struct SharedTrace {
 
 // Mirrors one decision into the trace as it is made (the worker's, and the
 // exec host's trial process's, Scheduler::Options::on_decision).
-inline void mirror_decision(SharedTrace* trace, const Decision& d) {
+inline void mirror_decision(SharedTrace* trace, const DecisionView& d) {
   int64_t i = trace->count.load(std::memory_order_relaxed);
   if (i >= kTraceMax) return;
   TraceRec& rec = trace->recs[i];
   rec.thread = d.thread;
   rec.requester = d.requester;
   rec.runnable = 0;
-  for (int t : d.runnable)
-    if (t < 64) rec.runnable |= uint64_t{1} << t;
+  for (size_t k = 0; k < d.runnable_size; ++k)
+    if (d.runnable[k] < 64) rec.runnable |= uint64_t{1} << d.runnable[k];
   rec.preemption = d.preemption;
   rec.requester_runnable = d.requester_runnable;
   rec.let_go = d.let_go;
   // Truncated like snprintf would, without its cost on every step.
-  const size_t n = std::min(d.point.size(), sizeof(rec.point) - 1);
-  std::memcpy(rec.point, d.point.data(), n);
+  const size_t n = d.point == nullptr ? 0 : ::strnlen(d.point, sizeof(rec.point) - 1);
+  if (n > 0) std::memcpy(rec.point, d.point, n);
   rec.point[n] = '\0';
   trace->count.store(i + 1, std::memory_order_release);
 }

@@ -191,7 +191,7 @@ int run_trial(PreparedTrial& trial, int argc, char** argv) {
     Scheduler::Options opt;
     opt.max_steps = spec.max_steps;
     opt.record_events = spec.record_events;
-    opt.on_decision = [](const Decision& d) { mirror_decision(g_trace, d); };
+    opt.on_decision = [](const DecisionView& d) { mirror_decision(g_trace, d); };
     g_sched = new Scheduler(strategy, opt);  // never freed: threads park in it until the process ends
     g_sched->enter_main();
     tl.managed = true;

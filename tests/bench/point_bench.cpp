@@ -51,7 +51,7 @@ void BM_ControlledPointKeep(benchmark::State& state) {
   auto trace = std::make_unique<racelab::SharedTrace>();
   racelab::Scheduler::Options opt;
   opt.max_steps = 2 * kTrialSteps;
-  opt.on_decision = [t = trace.get()](const racelab::Decision& d) {
+  opt.on_decision = [t = trace.get()](const racelab::DecisionView& d) {
     if (t->count.load(std::memory_order_relaxed) >= racelab::kTraceMax) t->count.store(0);
     racelab::mirror_decision(t, d);
   };
