@@ -27,6 +27,7 @@
 
 #include "engine/exec_host.h"
 #include "engine/exec_protocol.h"
+#include "engine/tsan_report.h"
 #include "engine/worker_channel.h"
 #include "racelab/exit_code.h"
 
@@ -377,6 +378,11 @@ TrialResult ExecWorker::classify(const TrialSpec& spec, int status, bool killed,
       break;
     }
   }
+  // A program built with ThreadSanitizer (libtsan, not racelab-cc's runtime)
+  // reports on its stderr, which is in `output`.
+  TsanParser tsan;
+  for (const auto& l : lines) tsan.feed(l);
+  note_tsan_races(tsan.races(), &r);
   if (is_failure(r.outcome)) {
     if (r.failing_step < 0) r.failing_step = r.steps;
     std::vector<std::string> tail(lines.size() > 20 ? lines.end() - 20 : lines.begin(), lines.end());

@@ -418,19 +418,7 @@ TrialResult Supervisor::run_once(const TrialSpec& spec, double timeout_s, std::s
     r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     r.metrics["output_tail"] = std::vector<std::string>(tail.begin(), tail.end());
   }
-  if (!tsan.races().empty()) {
-    nlohmann::json reports = nlohmann::json::array();
-    for (const auto& race : tsan.races()) reports.push_back({{"summary", race.summary}, {"frames", race.frames}});
-    r.metrics["tsan_reports"] = reports;
-    if (outcome_rank(Outcome::kDataRace) > outcome_rank(r.outcome)) {
-      const TsanRace& first = tsan.races().front();
-      std::string frames;
-      for (size_t i = 0; i < first.frames.size() && i < 2; ++i) frames += (i ? " | " : "") + first.frames[i];
-      r.outcome = Outcome::kDataRace;
-      r.detail = fmt::format("{} ({} report(s)); top frames: {}", first.summary, tsan.races().size(), frames);
-      r.failing_step = r.steps;
-    }
-  }
+  note_tsan_races(tsan.races(), &r);
   return r;
 }
 

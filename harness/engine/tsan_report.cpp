@@ -1,5 +1,8 @@
 #include "engine/tsan_report.h"
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #if defined(__SANITIZE_THREAD__)
 #define RACELAB_HAS_TSAN 1
 #elif defined(__has_feature)
@@ -44,6 +47,20 @@ bool TsanParser::feed(const std::string& line) {
     want_frame_ = false;
   }
   return true;
+}
+
+void note_tsan_races(const std::vector<TsanRace>& races, TrialResult* r) {
+  if (races.empty()) return;
+  nlohmann::json reports = nlohmann::json::array();
+  for (const auto& race : races) reports.push_back({{"summary", race.summary}, {"frames", race.frames}});
+  r->metrics["tsan_reports"] = reports;
+  if (outcome_rank(Outcome::kDataRace) <= outcome_rank(r->outcome)) return;
+  const TsanRace& first = races.front();
+  std::string frames;
+  for (size_t i = 0; i < first.frames.size() && i < 2; ++i) frames += (i ? " | " : "") + first.frames[i];
+  r->outcome = Outcome::kDataRace;
+  r->detail = fmt::format("{} ({} report(s)); top frames: {}", first.summary, races.size(), frames);
+  r->failing_step = r->steps;
 }
 
 bool built_with_tsan() {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/trial.h"
+
 namespace racelab {
 
 struct TsanRace {
@@ -31,6 +33,13 @@ class TsanParser {
   TsanRace current_;
   std::vector<TsanRace> races_;
 };
+
+// Puts the parsed reports into r (metrics "tsan_reports") and makes the trial
+// data_race unless it already failed worse (a hang, a crash). The in-process
+// worker's stderr and an exec trial's program output are parsed the same way.
+// A report makes TSan's exit status (66 by default), so data_race also
+// outranks the error that status alone would be.
+void note_tsan_races(const std::vector<TsanRace>& races, TrialResult* r);
 
 // True when this binary was built with -fsanitize=thread.
 bool built_with_tsan();
