@@ -11,8 +11,9 @@
 //    main under the engine's Scheduler; the shim puts its pid in the report
 //    page (ExecReport::pid, for the worker to kill a trial that never ends)
 //    and, once it is gone, answers "status S" (a waitpid status), or
-//    "error ..." when it could not fork or the spare was gone. One line per trial, not two: every
-//    line wakes the worker, and a trial is a few such wake-ups long. The image
+//    "error ..." when it could not fork or the spare was gone. One line per
+//    trial, not two: every line wakes the worker, and a trial is a few such
+//    wake-ups long. The image
 //    stopped at main is forked again for every trial, so a trial costs a
 //    fork, not an exec.
 //  - exec per trial (kExecEnv "single"): the program runs that one trial

@@ -25,7 +25,6 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/exec_protocol.h"
-#include "engine/handoff.h"
 #include "engine/strategy.h"
 #include "engine/trial.h"
 #include "engine/worker_channel.h"
@@ -86,13 +85,13 @@ void sleep_s(double s) {
 // see (a futex, a spin loop, a pool's own wait): it is let go so the others
 // can run. No step at all for limit_s: the trial is a hang, reported with
 // what every thread waits for.
-// A spare trial process starts it before its trial: it waits for g_started.
-Handoff g_started;
-bool g_watchdog_running = false;
-
+// It starts once the trial is set up, not earlier in a spare trial process:
+// in a program built with ThreadSanitizer, its creation is what shows TSan
+// the set-up (the Scheduler it locks to let a thread go) happened before it;
+// a watchdog started ahead and woken later reported a race in racelab's own
+// code.
 void* watchdog(void*) {
   tl.depth = 1;  // everything this thread does is the shim's own
-  g_started.wait();
   using Clock = std::chrono::steady_clock;
   int64_t last = -1;
   auto changed = Clock::now();
@@ -174,12 +173,6 @@ PreparedTrial prepare_trial(const std::string& line) {
   return t;
 }
 
-bool start_watchdog() {
-  pthread_t dog;
-  if (!g_watchdog_running) g_watchdog_running = real().create(&dog, nullptr, watchdog, nullptr) == 0;
-  return g_watchdog_running;
-}
-
 int run_trial(PreparedTrial& trial, int argc, char** argv) {
   Inside in;
   if (!trial.error.empty()) bad_spec(trial.error);
@@ -197,8 +190,8 @@ int run_trial(PreparedTrial& trial, int argc, char** argv) {
     tl.managed = true;
     tl.id = 0;
   }
-  if (!start_watchdog()) bad_spec("cannot start the watchdog thread");
-  g_started.signal();  // after g_watch and g_sched are set
+  pthread_t dog;
+  if (real().create(&dog, nullptr, watchdog, nullptr) != 0) bad_spec("cannot start the watchdog thread");
   std::atexit(report_at_exit);
   g_active.store(g_sched != nullptr);
   --tl.depth;  // main is the program's, not the shim's
@@ -253,19 +246,34 @@ void warm_thread_caches() {
 }
 
 // The fork server's next trial process, forked one trial ahead: while a
-// trial runs on one core, the next process is forked, rehearses and starts its
-// watchdog on the other, so a trial starts when its spec arrives, not a fork
+// trial runs on one core, the next process is forked and rehearses on the
+// other, so a trial starts when its spec arrives, not a fork
 // and a few hundred page faults later. (A forked process faults in every page
 // it touches: the program's and the libraries' text anew, and a private copy
 // of every page it writes.) The rehearsal parses the previous trial's spec
 // and makes its strategy, and throws both away: the parser's and the
 // strategy's pages are then in place for the real spec.
 struct Spare {
-  pid_t pid = -1;  // 0 in the spare itself
+  pid_t pid = -1;  // -1: the fork failed (errno says why)
   int spec = -1;   // the fork server's end: the spare's one spec line
 };
 
-Spare fork_spare() {
+int spare_main(int spec_fd, const std::string& rehearsal, int argc, char** argv) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ::close(kExecCtlIn);
+  ::close(kExecCtlOut);
+  if (!rehearsal.empty()) prepare_trial(rehearsal);
+  LineReader server{spec_fd, {}};
+  std::string line;
+  if (!server.read(&line)) ::_exit(0);  // the fork server ended
+  ::close(spec_fd);
+  PreparedTrial trial = prepare_trial(line);
+  return run_trial(trial, argc, argv);
+}
+
+// Returns only in the fork server; the spare runs its trial and exits as main
+// returning would.
+Spare fork_spare(const std::string& rehearsal, int argc, char** argv) {
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) return Spare{};
   const pid_t pid = ::fork();
@@ -278,24 +286,10 @@ Spare fork_spare() {
   }
   if (pid == 0) {
     ::close(p[1]);
-    return Spare{0, p[0]};
+    std::exit(spare_main(p[0], rehearsal, argc, argv));
   }
   ::close(p[0]);
   return Spare{pid, p[1]};
-}
-
-int spare_main(int spec_fd, const std::string& rehearsal, int argc, char** argv) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  ::close(kExecCtlIn);
-  ::close(kExecCtlOut);
-  if (!rehearsal.empty()) prepare_trial(rehearsal);
-  start_watchdog();  // on failure, run_trial tries again and says why
-  LineReader server{spec_fd, {}};
-  std::string line;
-  if (!server.read(&line)) ::_exit(0);  // the fork server ended
-  ::close(spec_fd);
-  PreparedTrial trial = prepare_trial(line);
-  return run_trial(trial, argc, argv);
 }
 
 int racelab_main(int argc, char** argv, char** envp) {
@@ -326,12 +320,10 @@ int racelab_main(int argc, char** argv, char** envp) {
   // one trial ahead (see Spare).
   warm_thread_caches();
   std::string rehearsal;  // the last spec handed on
-  Spare spare = fork_spare();
-  if (spare.pid == 0) return spare_main(spare.spec, rehearsal, argc, argv);
+  Spare spare = fork_spare(rehearsal, argc, argv);
   while (worker.read(&line)) {
     if (spare.pid < 0) {  // the last fork failed: try again now
-      spare = fork_spare();
-      if (spare.pid == 0) return spare_main(spare.spec, rehearsal, argc, argv);
+      spare = fork_spare(rehearsal, argc, argv);
       if (spare.pid < 0) {
         write_line(fmt::format("error fork: {}", std::strerror(errno)));
         continue;
@@ -340,11 +332,9 @@ int racelab_main(int argc, char** argv, char** envp) {
     const pid_t pid = spare.pid;
     const bool handed = write_all(spare.spec, line + "\n");
     ::close(spare.spec);
-    spare = Spare{};
     if (handed) g_report->pid.store(pid, std::memory_order_release);
     rehearsal = line;
-    spare = fork_spare();  // while the trial runs
-    if (spare.pid == 0) return spare_main(spare.spec, rehearsal, argc, argv);
+    spare = fork_spare(rehearsal, argc, argv);  // while the trial runs
     if (!handed) ::kill(pid, SIGKILL);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
