@@ -40,8 +40,9 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
       ->check(CLI::Range(0, 255))
       ->capture_default_str();
   app.add_option("--let-go-ms", program.let_go_ms,
-                 "--exec: a running thread with no scheduling point for this long is let go (an uncontrolled "
-                 "wait: a futex, a spin loop; 0 = never)")
+                 "--exec: a running thread that uses this much CPU time, or sleeps in the kernel this long, with no "
+                 "scheduling point is let go (an uncontrolled wait: a spin loop, a futex; 0 = never). Its own CPU "
+                 "time, not the wall clock: a loaded machine lets no thread go")
       ->check(CLI::Range(0, 600000))
       ->capture_default_str();
   app.add_option("--max-steps", program.max_steps,
@@ -49,6 +50,9 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
                  "of a program built with memory-access points (racelab-cc), where every shared access is a step")
       ->check(CLI::Range(int64_t{1}, kMaxExecSteps))
       ->capture_default_str();
+  app.add_flag("--real-time", program.real_time,
+               "--exec: the program reads the real clocks; by default time(), gettimeofday() and clock_gettime() "
+               "read a logical clock that advances with the schedule (recorded, so replays read the same times)");
   app.add_option("--env", program.env,
                  "--exec: NAME=VALUE in the program's environment (repeatable); LD_PRELOAD=LIB loads LIB beside "
                  "racelab's library, e.g. libracelab_op_points_preload.so with RACELAB_OP_POINTS=REGEX for "
@@ -123,9 +127,9 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
     const ExecProgram defaults;
     if (!f.program.fork_server || !f.program.fail_on_output.empty() || f.program.expect_exit != defaults.expect_exit ||
         f.program.let_go_ms != defaults.let_go_ms || f.program.max_steps != defaults.max_steps ||
-        !f.program.env.empty()) {
-      std::fprintf(stderr, "racelab: --no-fork-server, --fail-on-output, --expect-exit, --let-go-ms, --max-steps and "
-                           "--env go with --exec\n");
+        f.program.real_time || !f.program.env.empty()) {
+      std::fprintf(stderr, "racelab: --no-fork-server, --fail-on-output, --expect-exit, --let-go-ms, --max-steps, "
+                           "--real-time and --env go with --exec\n");
       return kExitUsage;
     }
     if (f.positional.size() != 1) {

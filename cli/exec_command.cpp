@@ -18,7 +18,7 @@ int exec_command(int argc, char** argv) {
                "thread blocked -> hang (naming the lock-order cycle), --fail-on-output -> wrong_result",
                argv[0]};
   CellFlags f;
-  f.add(app, "random", 100, /*exec_only=*/true);
+  f.add(app, "auto", 100, /*exec_only=*/true);
   add_failure_output_flags(app, f);
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   return run_cell_and_summarise(f);

@@ -108,7 +108,11 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     ts.watchdog_s = std::max(0.2, spec.trial_timeout_s / 2);
     if (!driver->next(trial, &ts.strategy)) break;
 
-    TrialResult r = spec.supervised ? supervisor_for(ts).run(ts, spec.trial_timeout_s) : run_trial(ts);
+    // An exec trial's watchdog judges by CPU time, not the wall clock: its
+    // supervisor waits out the exec worker's own backstop.
+    const double kill_after_s =
+        ts.workload == kExecWorkload ? exec_backstop_s(ts.watchdog_s) + 5 : spec.trial_timeout_s;
+    TrialResult r = spec.supervised ? supervisor_for(ts).run(ts, kill_after_s) : run_trial(ts);
     // A trial that cannot run here -- an exec program that never reached main
     // (engine/exec_host.h), a real CUDA workload on a machine with no device
     // (cuda/graph_capture.h) -- is bad input or environment, before anything is written.

@@ -18,16 +18,24 @@
 //   fail_on_output  a regular expression (ECMAScript); a trial whose output
 //                   matches is wrong_result ("" = none)
 //   expect_exit     the exit status of a passing run (else: error)
-//   let_go_ms       a running thread with no scheduling point for this long
-//                   is let go (an uncontrolled wait; 0 = never)
+//   let_go_ms       a running thread that uses this much of its own CPU time,
+//                   or sleeps this long in the kernel, with no scheduling
+//                   point is let go (an uncontrolled wait; 0 = never). Never
+//                   the wall clock: a thread waiting for a core is not let go
+//   real_time       true: the program reads the real clocks (not replayable
+//                   where its control flow depends on them)
+//   clock_base_ns   the logical clocks' start: REALTIME when the first trial
+//                   was made (filled in when 0), kept so replays read the
+//                   same times (harness/preload/time.cpp)
 //   env             {NAME: VALUE} added to the program's environment;
 //                   LD_PRELOAD's libraries load after racelab's own (e.g. the
 //                   op-level points of libracelab_op_points_preload.so)
 //
 // Outcomes: the program's exit status other than expect_exit -> error; death
 // by a signal (abort() included) -> crash; every thread blocked -> hang, with
-// who waits for which lock held by whom (the lock-order cycle first); no step
-// for the watchdog's time -> hang; a replay that cannot follow -> divergence.
+// who waits for which lock held by whom (the lock-order cycle first); a thread
+// that spins or sleeps with no step and nobody else to run -> hang, naming it
+// and where it is; a replay that cannot follow -> divergence.
 #ifndef RACELAB_ENGINE_EXEC_HOST_H_
 #define RACELAB_ENGINE_EXEC_HOST_H_
 
@@ -61,8 +69,17 @@ struct ExecProgram {
   // built with memory-access points makes a step of every shared access, so a
   // long loop needs more than the engine's default; a knob, so replays get it.
   int64_t max_steps = 200000;
+  bool real_time = false;        // the real clocks instead of the logical ones
+  int64_t clock_base_ns = 0;     // 0: now
   std::vector<std::string> env;  // NAME=VALUE
 };
+
+// The wall-clock backstop of an exec trial. Its watchdog judges by CPU time
+// and by sleep (harness/preload/start.cpp), never the wall clock, so on a
+// loaded machine a trial may take far longer than its --timeout in wall time
+// and still end as the program would; only a trial process that cannot even
+// report is killed, after this long.
+inline double exec_backstop_s(double watchdog_s) { return 10 * watchdog_s + 30; }
 
 // The largest max_steps an exec trial may ask for: a schedule holds every step's
 // decision, and beyond this it would not fit (engine/schedule.cpp).

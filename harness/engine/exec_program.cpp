@@ -3,8 +3,10 @@
 #include <elf.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -151,6 +153,9 @@ void check_knobs(const json& knobs) {
   int_knob(knobs, "expect_exit", 0, 255);
   int_knob(knobs, "let_go_ms", 0, 600000);
   int_knob(knobs, "max_steps", 1, kMaxExecSteps);
+  int_knob(knobs, "clock_base_ns", 0, INT64_MAX);
+  if (!knobs.at("real_time").is_boolean())
+    throw KnobError("real_time", knobs.at("real_time").dump(), "true or false");
   try {
     check_exec_program(knobs);
   } catch (const ExecError& e) {
@@ -168,6 +173,8 @@ const WorkloadRegistrar kExec{Workload{
          {"expect_exit", 0},
          {"let_go_ms", 100},
          {"max_steps", ExecProgram{}.max_steps},
+         {"real_time", false},
+         {"clock_base_ns", 0},
          {"env", json::object()}},
     {"none"},
     false,
@@ -176,6 +183,13 @@ const WorkloadRegistrar kExec{Workload{
       throw std::invalid_argument("an exec trial runs in its own program, never in racelab's process (drop --in-process)");
     },
     check_knobs}};
+
+// REALTIME now: where the logical clock of the trials to come starts.
+int64_t real_time_now_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
 
 std::string exe_dir() {
   char buf[PATH_MAX];
@@ -205,7 +219,9 @@ json exec_knobs(const ExecProgram& p) {
               {"fail_on_output", p.fail_on_output},
               {"expect_exit", p.expect_exit},
               {"let_go_ms", p.let_go_ms},
-              {"max_steps", p.max_steps}};
+              {"max_steps", p.max_steps},
+              {"real_time", p.real_time},
+              {"clock_base_ns", p.clock_base_ns > 0 ? p.clock_base_ns : real_time_now_ns()}};
 }
 
 json complete_exec_knobs(const json& knobs) {
@@ -220,6 +236,8 @@ json complete_exec_knobs(const json& knobs) {
   p.expect_exit = knobs.value("expect_exit", p.expect_exit);
   p.let_go_ms = knobs.value("let_go_ms", p.let_go_ms);
   p.max_steps = knobs.value("max_steps", p.max_steps);
+  p.real_time = knobs.value("real_time", p.real_time);
+  p.clock_base_ns = knobs.value("clock_base_ns", p.clock_base_ns);
   p.env = env_of(knobs);
   return exec_knobs(p);
 }

@@ -44,6 +44,11 @@ inline constexpr const char* kExecPreloadWasEnv = "RACELAB_EXEC_PRELOAD_WAS";
 
 inline constexpr uint32_t kExecReportMax = 4u << 20;
 
+// In an exec trial a thread that has waited this many steps as a candidate
+// runs next (Scheduler::Options::fair_steps): the program's liveness, as the
+// OS would give it, whatever the strategy ranks.
+inline constexpr int64_t kExecFairSteps = 1000;
+
 // JSON, written once per trial by the trial process:
 //   {"aborted":true,"outcome":"hang","detail":"...","failing_step":N,
 //    "steps":N,"preemptions":N,"threads":N,"events":[...]}

@@ -255,10 +255,10 @@ TrialResult ExecWorker::run(const TrialSpec& spec, const std::string& line) {
   report_->size.store(0);
   report_->pid.store(0);
   const auto t0 = Clock::now();
-  // The trial process's own watchdog reports a hang at watchdog_s without a
-  // step; this deadline is for a process that cannot even do that.
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double>(spec.watchdog_s * 1.5 + 1));
+  // The trial process's own watchdog reports a hang (by CPU time and sleep);
+  // this deadline is for a process that cannot even do that.
+  const double backstop_s = exec_backstop_s(spec.watchdog_s);
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(backstop_s));
   std::string why;
   if (prog_.pid < 0 && !start(spec.knobs, &why)) {
     TrialResult r;
@@ -353,10 +353,13 @@ TrialResult ExecWorker::classify(const TrialSpec& spec, int status, bool killed,
     if (!parse_outcome(rep.value("outcome", "error"), &r.outcome)) r.outcome = Outcome::kError;
     r.detail = rep.value("detail", "");
     r.failing_step = rep.value("failing_step", r.steps);
-    if (r.detail.rfind("racelab preload: bad trial spec", 0) == 0) r.metrics["bad_input"] = true;
+    // A spec it cannot run, or a program beyond what racelab schedules: exit 3.
+    if (r.detail.rfind("racelab preload: bad", 0) == 0) r.metrics["bad_input"] = true;
   } else if (killed) {
     r.outcome = Outcome::kHang;
-    r.detail = fmt::format("the trial process did not end within {:g} s and was killed", spec.watchdog_s * 1.5 + 1);
+    r.detail = fmt::format("the trial process did not end within {:g} s of wall time and was killed (the wall-clock "
+                           "backstop: its own watchdog never reported)",
+                           exec_backstop_s(spec.watchdog_s));
   } else if (WIFSIGNALED(status)) {
     r.outcome = Outcome::kCrash;
     r.detail = fmt::format("the program died of {}{}", signal_text(WTERMSIG(status)), last_line());

@@ -48,7 +48,8 @@ int64_t req_int(const json& j, const std::string& src, const std::string& name, 
 }
 
 // Thread counts: at most kMaxThreads workers, as `run -t` and scenario files
-// allow; managed thread ids run from 0 (the trial body) to kMaxThreads.
+// allow. Managed thread ids run from 0 (the trial body) to kMaxThreadId
+// (engine/trial.h).
 constexpr int64_t kMaxThreads = 64;
 // Decisions in one schedule: no trial may take more steps (exec --max-steps is at most this).
 constexpr size_t kMaxDecisions = 10000000;
@@ -144,10 +145,10 @@ std::vector<int> rle_decode(const std::string& text) {
     } catch (const std::exception&) {
       throw ScheduleError(fmt::format("compact form: field 'decisions': expected runs like 0*3.1, got '{}'", tok));
     }
-    if (thread < 0 || thread > kMaxThreads || count < 1 || static_cast<size_t>(count) > kMaxDecisions - out.size())
+    if (thread < 0 || thread > kMaxThreadId || count < 1 || static_cast<size_t>(count) > kMaxDecisions - out.size())
       throw ScheduleError(fmt::format("compact form: field 'decisions': bad run '{}' (thread ids 0 to {}, at most {} "
                                       "decisions)",
-                                      tok, kMaxThreads, kMaxDecisions));
+                                      tok, kMaxThreadId, kMaxDecisions));
     out.insert(out.end(), static_cast<size_t>(count), thread);
   }
   return out;
@@ -213,7 +214,8 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
     x.step = req_int(d, src, "step", 0, at + ".step");
     if (x.step != static_cast<int64_t>(i)) bad(src, at + ".step", std::to_string(i), d["step"]);
     x.thread = static_cast<int>(req_int(d, src, "thread", 0, at + ".thread"));
-    if (x.thread > kMaxThreads) bad(src, at + ".thread", fmt::format("a thread id from 0 to {}", kMaxThreads), d["thread"]);
+    if (x.thread > kMaxThreadId)
+      bad(src, at + ".thread", fmt::format("a thread id from 0 to {}", kMaxThreadId), d["thread"]);
     x.point = field(d, "point").is_string() ? d["point"].get<std::string>() : "";
     if (!field(d, "point").is_null() && !field(d, "point").is_string())
       bad(src, at + ".point", "a string", d["point"]);

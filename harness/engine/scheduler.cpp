@@ -27,6 +27,8 @@ Scheduler::Scheduler(Strategy* strategy, Options options) : strategy_(strategy),
   threads_.emplace_back();  // thread 0: the trial body, running from the start
   pending_.push_back("trial.start");
   footprints_.emplace_back();
+  polling_.push_back(0);
+  waiting_since_.push_back(-1);
   current_ = 0;
   // Room for a trial's steps up front, so a step seldom grows (and copies) the
   // records. Only what is written is ever faulted in.
@@ -152,6 +154,29 @@ std::string Scheduler::describe_deadlock() const {
   return out;
 }
 
+std::string Scheduler::describe_step_limit(const std::vector<int>& runnable) const {
+  std::string where;
+  bool all_poll = !runnable.empty();
+  for (int t : runnable) {
+    all_poll = all_poll && polling_[t] != 0;
+    where += fmt::format("{}thread {} {} {}", where.empty() ? "" : ", ", t, polling_[t] ? "polls at" : "works at",
+                         pending_[t] ? pending_[t] : "?");
+  }
+  bool any_free = false;
+  for (const auto& t : threads_) any_free = any_free || t.state == State::kFree;
+  if (all_poll && !any_free)
+    return fmt::format("livelock: step limit {} reached and every runnable thread only polls, waiting for something "
+                       "no thread will do ({})",
+                       options_.max_steps, where);
+  if (all_poll)
+    return fmt::format("livelock: step limit {} reached twice over while every runnable thread polls and a "
+                       "thread that was let go (an uncontrolled wait) never came back ({})",
+                       options_.max_steps, where);
+  return fmt::format("step limit {} reached while threads still do work ({}): not a livelock but a run longer than "
+                     "the limit; raise it (racelab exec --max-steps)",
+                     options_.max_steps, where);
+}
+
 void Scheduler::abort_locked(Outcome outcome, const std::string& detail) {
   if (aborted_) return;  // the first reason wins
   abort_outcome_ = outcome;
@@ -177,9 +202,42 @@ void Scheduler::throw_aborted(Lock& lk) {
   std::this_thread::yield();
 }
 
+int64_t Scheduler::now_ns() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return now_locked();
+}
+
+void Scheduler::advance_time_to(int64_t ns) {
+  std::lock_guard<std::mutex> lk(mu_);
+  const int64_t now = now_locked();
+  if (ns > now) skipped_ns_.fetch_add(ns - now, std::memory_order_relaxed);
+}
+
+void Scheduler::wake_sleepers(bool jump) {
+  int64_t first = INT64_MAX;
+  bool any_working = false;  // runnable and not polling
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    if (threads_[i].state == State::kSleeping) first = std::min(first, threads_[i].wake_ns);
+    any_working = any_working || (threads_[i].state == State::kRunnable && polling_[i] == 0);
+  }
+  if (first == INT64_MAX) return;
+  const int64_t now = now_locked();
+  // Nothing to run but pollers: they would only burn steps until the sleeper
+  // wakes (a poller waiting a second would use half a million steps), so the
+  // time they would spend passes at once.
+  if (jump && !any_working && first > now) skipped_ns_.fetch_add(first - now, std::memory_order_relaxed);
+  const int64_t at = now_locked();
+  for (auto& t : threads_)
+    if (t.state == State::kSleeping && t.wake_ns <= at) t.state = State::kRunnable;
+}
+
 void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool let_go) {  // lk: held by the caller
   std::vector<int>& runnable = runnable_;
   runnable.clear();
+  // Sleepers whose time has come run again; when nothing but pollers can
+  // run, time jumps to the first wake-up (a thread let go may still call in,
+  // but it runs in real time, which logical time does not wait for).
+  wake_sleepers(/*jump=*/true);
   bool all_ended = true, any_free = false;
   for (size_t i = 0; i < threads_.size(); ++i) {
     if (threads_[i].state == State::kRunnable) runnable.push_back(static_cast<int>(i));
@@ -200,8 +258,23 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool
     return;
   }
   if (step_ >= options_.max_steps) {
-    abort_locked(Outcome::kHang, fmt::format("livelock: step limit {} reached", options_.max_steps));
-    return;
+    // Pollers waiting for a thread that was let go wait for real time to pass
+    // (step_at sleeps a little at each of their steps): that thread runs
+    // freely and comes back at its next call. They get twice the limit before
+    // the step limit is judged.
+    if (!any_free || step_ >= options_.max_steps * 2) {
+      abort_locked(Outcome::kHang, describe_step_limit(runnable));
+      return;
+    }
+  }
+  // How long each runnable thread has waited as a candidate (starved_thread()).
+  for (size_t i = 0, r = 0; i < threads_.size(); ++i) {
+    const bool is_candidate = r < runnable.size() && runnable[r] == static_cast<int>(i);
+    if (is_candidate) ++r;
+    if (!is_candidate)
+      waiting_since_[i] = -1;
+    else if (waiting_since_[i] < 0)
+      waiting_since_[i] = step_;
   }
   bool self_runnable = threads_[self].state == State::kRunnable;
   if (yield && self_runnable && runnable.size() > 1) {
@@ -209,6 +282,13 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool
     // is what the caller asked for, not a preemption.
     runnable.erase(std::find(runnable.begin(), runnable.end(), self));
     self_runnable = false;
+    // Nor does the turn go to another poller while a thread that does work
+    // can run: two pollers handing the turn to each other would starve the
+    // thread both wait for.
+    auto working = std::find_if(runnable.begin(), runnable.end(), [&](int t) { return polling_[t] == 0; });
+    if (working != runnable.end())
+      runnable.erase(std::remove_if(runnable.begin(), runnable.end(), [&](int t) { return polling_[t] != 0; }),
+                     runnable.end());
   }
   ChoiceContext ctx;
   ctx.step = step_;
@@ -218,12 +298,17 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool
   ctx.pending = &pending_;
   ctx.footprints = &footprints_;
   ctx.let_go = let_go;
+  ctx.requester_yielded = yield && threads_[self].state == State::kRunnable;
+  ctx.polling = &polling_;
+  ctx.waiting_since = &waiting_since_;
+  ctx.fair_steps = options_.fair_steps;
   std::string why;
   int next = strategy_->choose(ctx, &why);
   if (next < 0) {
     abort_locked(Outcome::kDivergence, why);
     return;
   }
+  waiting_since_[next] = -1;
   DecisionRec d;
   d.thread = next;
   d.requester = self;
@@ -270,37 +355,51 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool
 
 void Scheduler::rejoin(Lock& lk, int self, const char* where) {
   auto& me = threads_[self];
-  if (me.state != State::kFree) return;
-  me.state = State::kRunnable;
-  add_event(self, "rejoin", where ? where : "");
-  if (current_ < 0) {
-    current_ = self;  // nobody runs: the one that comes back does
-    return;
+  // A loop: the watchdog may let this thread go again before it wakes.
+  while (me.state == State::kFree && !aborted_) {
+    me.state = State::kRunnable;
+    --free_;
+    add_event(self, "rejoin", where ? where : "");
+    if (current_ < 0) {
+      current_ = self;  // nobody runs: the one that comes back does
+      return;
+    }
+    pending_[self] = where;
+    wait_turn(lk, self);
+    lk.lock();
   }
-  pending_[self] = where;
-  wait_turn(lk, self);
-  lk.lock();
 }
 
-void Scheduler::wait_turn(Lock& lk, int self) {
+bool Scheduler::wait_turn(Lock& lk, int self) {
   // Under lk nobody can signal (every signal is sent under it): the check is
   // exact, and a signal comes after arm().
   if (current_.load(std::memory_order_relaxed) == self || aborted_.load(std::memory_order_relaxed)) {
     lk.unlock();
-    return;
+    return true;
   }
   Handoff& turn = threads_[self].turn;
   turn.arm();
   lk.unlock();
-  for (bool mine = false; !mine;) {
+  for (;;) {
     turn.wait();
-    if (current_.load(std::memory_order_seq_cst) == self || aborted_.load(std::memory_order_seq_cst)) break;
-    // A signal whose turn has passed already (the watchdog let this thread go
-    // before it woke): wait again, as the condition-variable predicate did.
-    // Armed, then checked, both seq_cst against reschedule()'s store of
-    // current_ and signal(): a new signal is either seen here or comes after arm().
+    if (current_.load(std::memory_order_seq_cst) == self || aborted_.load(std::memory_order_seq_cst)) return true;
+    // A signal whose turn has passed already: the watchdog let this thread go
+    // after it was picked and before it woke (a loaded machine is slow to
+    // wake a thread). It is free now: it runs on and rejoins at its next
+    // call. Waiting again for a turn nobody would give a free thread hung
+    // the trial with no thread running. Checked under the lock, under which
+    // every signal is sent, so arming again cannot miss one.
+    lk.lock();
+    if (current_.load(std::memory_order_relaxed) == self || aborted_.load(std::memory_order_relaxed)) {
+      lk.unlock();
+      return true;
+    }
+    if (threads_[self].state == State::kFree) {
+      lk.unlock();
+      return false;
+    }
     turn.arm();
-    mine = current_.load(std::memory_order_seq_cst) == self || aborted_.load(std::memory_order_seq_cst);
+    lk.unlock();
   }
 }
 
@@ -313,6 +412,35 @@ void Scheduler::on_access(const char* name, const void* object, Access access) {
 // A yield names no object: what follows may touch anything.
 void Scheduler::on_yield(const char* name) { step_at(name, nullptr, true, "yield", /*yield=*/true); }
 
+void Scheduler::on_sleep(const char* name, int64_t ns) {
+  if (ns <= 0) return on_yield(name);
+  int me = self();
+  Lock lk(mu_);
+  if (aborted_) return throw_aborted(lk);
+  if (threads_[me].state == State::kFree) {
+    rejoin(lk, me, name);
+    if (aborted_) return throw_aborted(lk);
+  }
+  if (free_ > 0) {  // see step_at: a thread let go runs in real time
+    lk.unlock();
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    lk.lock();
+    if (aborted_) return throw_aborted(lk);
+  }
+  pending_[me] = name;
+  footprints_[me] = Footprint{};
+  polling_[me] = 1;  // a thread that sleeps to wait polls, as one that yields does
+  threads_[me].state = State::kSleeping;
+  threads_[me].wake_ns = now_locked() + ns;
+  add_event(me, "sleep", name);
+  reschedule(lk, me);
+  if (!wait_turn(lk, me)) return;
+  if (aborted_) {
+    lk.lock();
+    return throw_aborted(lk);
+  }
+}
+
 void Scheduler::step_at(const char* name, const void* object, bool write, const char* kind, bool yield) {
   int me = self();
   Lock lk(mu_);
@@ -321,11 +449,21 @@ void Scheduler::step_at(const char* name, const void* object, bool write, const 
     rejoin(lk, me, name);
     if (aborted_) return throw_aborted(lk);
   }
+  if (yield && free_ > 0) {
+    // A thread that was let go runs freely, in real time: a poller that waits
+    // for it lets real time pass, or it would spin through the step limit
+    // before the free thread has done anything.
+    lk.unlock();
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    lk.lock();
+    if (aborted_) return throw_aborted(lk);
+  }
   pending_[me] = name;
   footprints_[me] = footprint_of(object, write);
+  polling_[me] = yield ? 1 : 0;
   add_event(me, kind, name);
   reschedule(lk, me, yield);
-  wait_turn(lk, me);
+  if (!wait_turn(lk, me)) return;  // let go before it woke: it runs freely
   if (aborted_) {
     lk.lock();
     return throw_aborted(lk);
@@ -341,10 +479,16 @@ bool Scheduler::let_go(int thread, const std::string& why) {
     other = other || (static_cast<int>(i) != thread && threads_[i].state == State::kRunnable);
   if (!other) return false;  // nobody else could run: letting go changes nothing
   threads_[thread].state = State::kFree;
+  ++free_;
   pending_[thread] = "racelab.let_go";
   add_event(thread, "let_go", std::string(why));
   reschedule(lk, thread, /*yield=*/false, /*let_go=*/true);
   return true;
+}
+
+bool Scheduler::is_free(int thread) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return thread >= 0 && static_cast<size_t>(thread) < threads_.size() && threads_[thread].state == State::kFree;
 }
 
 int Scheduler::current() const { return current_.load(std::memory_order_seq_cst); }
@@ -354,6 +498,8 @@ int Scheduler::on_thread_create_touching(Touches first_step) {
   threads_.emplace_back();
   const int id = static_cast<int>(threads_.size()) - 1;
   pending_.push_back("thread.start");
+  polling_.push_back(0);
+  waiting_since_.push_back(-1);
   // The creation orders the child's first step after the creator's.
   touch_current(self(), lifecycle_object(id));
   footprints_.push_back(first_step == Touches::kNothingShared ? Footprint{lifecycle_object(id), true} : Footprint{});
@@ -401,6 +547,7 @@ void Scheduler::on_thread_end(int id) {
   touch_current(id, lifecycle_object(id));  // its last step: what a join waits for
   pending_[id] = "thread.end";
   footprints_[id] = Footprint{};
+  polling_[id] = 0;
   reschedule(lk, id);  // never waits: this thread is gone
 }
 
@@ -416,6 +563,7 @@ void Scheduler::on_join_touching(int id, Touches then) {
   if (!aborted_ && threads_[id].state != State::kEnded) {
     threads_[me].state = State::kJoining;
     threads_[me].join_target = id;
+    polling_[me] = 0;
     pending_[me] = "thread.join";
     footprints_[me] = then == Touches::kNothingShared ? Footprint{lifecycle_object(id), true} : Footprint{};
     add_event(me, "join", fmt::format("thread {}", id));
@@ -437,6 +585,7 @@ void Scheduler::on_block(const void* resource, const char* what) {
   auto& t = threads_[me];
   t.state = State::kBlocked;
   t.blocked_on = resource;
+  polling_[me] = 0;
   names_[resource] = what;
   pending_[me] = what;
   footprints_[me] = footprint_of(resource, true);

@@ -52,6 +52,7 @@ class Scheduler : public Controller {
  public:
   struct Options {
     int64_t max_steps = 200000;   // more steps: livelock, ends as hang
+    int64_t fair_steps = 0;       // ChoiceContext::fair_steps (0: none)
     bool record_events = true;
     size_t max_events = 50000;    // the timeline is truncated past this
     // Called (under the scheduler's lock) for every decision as it is made; the
@@ -107,8 +108,11 @@ class Scheduler : public Controller {
 
   // Hosts that see more than racelab::point (the exec host's preload shim):
   //  - on_yield(name): a step at which the caller steps aside (sched_yield, a
-  //    sleep, a timed wait): another runnable thread is chosen when there is
-  //    one, and the choice is not a preemption.
+  //    timed wait): another runnable thread is chosen when there is one --
+  //    one that does work before another that polls -- and the choice is not
+  //    a preemption. The caller counts as polling until its next other step
+  //    (ChoiceContext::polling): the step limit is a livelock only when every
+  //    runnable thread polls.
   //  - let_go(thread, why): the watchdog saw `thread` run without reaching a
   //    step for too long (an uncontrolled wait: a futex, a spin loop, a pool
   //    racelab cannot see). If it is still the running thread and another can
@@ -118,13 +122,30 @@ class Scheduler : public Controller {
   //    into the scheduler and waits for its turn. Returns whether it let go.
   //  - current(): the running managed thread, -1 when none (all let go).
   void on_yield(const char* name);
+  //  - on_sleep(name, ns): the caller sleeps for ns of logical time (below):
+  //    it cannot run until that much time has passed, while the others run.
+  //    A sleep of 0 is a yield.
+  void on_sleep(const char* name, int64_t ns);
+
+  // Logical time, in ns since the trial began: every step takes kStepNs, and
+  // when nothing but pollers can run and threads sleep, time jumps to the
+  // first wake-up.
+  // It depends on the schedule only, so a replay sees the same times. The
+  // exec host's clocks read it (harness/preload/time.cpp).
+  static constexpr int64_t kStepNs = 10000;
+  int64_t now_ns() const;
+  // Moves logical time on to at least `ns` (a timed wait that timed out).
+  void advance_time_to(int64_t ns);
   bool let_go(int thread, const std::string& why);
   int current() const;
+  // Whether `thread` was let go and has not called in since.
+  bool is_free(int thread) const;
 
  private:
-  enum class State { kRunnable, kBlocked, kJoining, kEnded, kFree };
+  enum class State { kRunnable, kBlocked, kJoining, kEnded, kFree, kSleeping };
   struct ManagedThread {
     State state = State::kRunnable;
+    int64_t wake_ns = 0;  // kSleeping: runnable again at this logical time
     const void* blocked_on = nullptr;
     int join_target = -1;
     Handoff turn;  // this thread's own wake-up
@@ -162,9 +183,11 @@ class Scheduler : public Controller {
   // A thread that was let go calls in again: it waits until it is chosen
   // (at once when no thread is running) and is the running thread after.
   void rejoin(Lock& lk, int self, const char* where);
-  // Waits until `self` is chosen again or the trial is aborted. Returns with
-  // lk released: a thread picked to run need not take the lock again.
-  void wait_turn(Lock& lk, int self);
+  // Waits until `self` is chosen again or the trial is aborted (true), or
+  // until it turns out the watchdog let it go before it woke (false: it runs
+  // freely now). Returns with lk released: a thread picked to run need not
+  // take the lock again.
+  bool wait_turn(Lock& lk, int self);
   // Hands the turn to `next` (current_ is already set), or wakes it after an abort.
   void signal(int next) { threads_[next].turn.signal(); }
   // A point or a yield by the calling thread: its next step (touching `object`,
@@ -175,6 +198,10 @@ class Scheduler : public Controller {
   // After an abort: throw TrialAborted unless the caller is already unwinding.
   void throw_aborted(Lock& lk);
   std::string describe_deadlock() const;
+  // The step limit was reached: a livelock when every runnable thread polls
+  // (and none was let go, which may still come back), else a run too long for
+  // the limit. Names the threads and where they are.
+  std::string describe_step_limit(const std::vector<int>& runnable) const;
   // The trial's number for an object (first appearance order); nullptr: -1.
   Footprint footprint_of(const void* object, bool write);
   const char* name_of(const void* resource) const;
@@ -191,6 +218,14 @@ class Scheduler : public Controller {
   std::deque<ManagedThread> threads_;     // deque: stable addresses as it grows
   std::vector<const char*> pending_;      // per thread: where it waits
   std::vector<Footprint> footprints_;     // per thread: what its next step touches
+  int free_ = 0;                          // threads let go that have not come back
+  std::atomic<int64_t> skipped_ns_{0};    // logical time jumped over (now_ns())
+  int64_t now_locked() const { return step_ * kStepNs + skipped_ns_.load(std::memory_order_relaxed); }
+  // Makes sleepers whose time has come runnable; with `jump`, when nothing
+  // but pollers could run, moves time on to the first wake-up first.
+  void wake_sleepers(bool jump);
+  std::vector<char> polling_;             // per thread: its last request stepped aside (ChoiceContext::polling)
+  std::vector<int64_t> waiting_since_;    // per thread: ChoiceContext::waiting_since
   std::unordered_map<const void*, int> object_ids_;
   // Written under mu_; read without it by a thread that was signalled.
   std::atomic<int> current_{0};

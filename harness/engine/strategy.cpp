@@ -26,7 +26,23 @@ bool dependent(const Footprint& a, const Footprint& b) {
   return a.object == b.object && (a.write || b.write);
 }
 
+int starved_thread(const ChoiceContext& ctx) {
+  if (ctx.fair_steps <= 0 || ctx.waiting_since == nullptr) return -1;
+  int best = -1;
+  int64_t since = ctx.step - ctx.fair_steps + 1;
+  for (int t : *ctx.runnable) {
+    if (static_cast<size_t>(t) >= ctx.waiting_since->size()) continue;
+    const int64_t w = (*ctx.waiting_since)[t];
+    if (w >= 0 && w < since) {
+      since = w;
+      best = t;
+    }
+  }
+  return best;
+}
+
 int default_choice(const ChoiceContext& ctx) {
+  if (int t = starved_thread(ctx); t >= 0) return t;
   if (ctx.requester_runnable) return ctx.requester;
   return ctx.runnable->front();
 }
@@ -49,7 +65,11 @@ class RandomStrategy : public Strategy {
 
 // Probabilistic concurrency testing (Burckhardt et al., ASPLOS'10): the highest
 // priority runnable thread runs; at each of d-1 random change points the
-// requester's priority drops below every initial priority.
+// requester's priority drops below every initial priority. A thread that
+// steps aside (a yield or a sleep: it polls) drops below every priority, as
+// the paper's treatment of yields has it: otherwise a high-priority poller
+// runs again and again while the thread it waits for never does, and the
+// trial ends at the step limit as a livelock the program does not have.
 class PctStrategy : public Strategy {
  public:
   PctStrategy(int d, int64_t k, uint64_t seed) : d_(d), rng_(mix_seed(seed, 0x504354)) {
@@ -61,6 +81,12 @@ class PctStrategy : public Strategy {
     priority_of(ctx.requester);
     auto cp = change_points_.find(ctx.step);
     if (cp != change_points_.end()) priorities_[ctx.requester] = cp->second;
+    if (ctx.requester_yielded) {
+      double lowest = priorities_[ctx.requester];
+      for (const auto& [t, p] : priorities_) lowest = std::min(lowest, p);
+      priorities_[ctx.requester] = lowest - 1;
+    }
+    if (int t = starved_thread(ctx); t >= 0) return t;
     int best = ctx.runnable->front();
     for (int t : *ctx.runnable)
       if (priorities_[t] > priorities_[best]) best = t;
@@ -90,7 +116,9 @@ class PctStrategy : public Strategy {
 // alone and each ordering of racing steps is sampled about evenly, where a
 // random walk over-samples the orders that many independent steps reach by
 // chance. With no objects named every step races with every other and POS is
-// a random walk.
+// a random walk. A polling thread (its pending step is a yield or a sleep)
+// draws its priority below every working thread's, so pollers run when
+// nothing else can, in a random order among themselves.
 class PosStrategy : public Strategy {
  public:
   explicit PosStrategy(uint64_t seed) : rng_(mix_seed(seed, 0x504f53)) {}
@@ -101,9 +129,17 @@ class PosStrategy : public Strategy {
       for (int t : *ctx.runnable)
         if (t != last_ && static_cast<size_t>(t) < fp.size() && dependent(fp[t], last_fp_)) fresh(t);
     }
+    if (ctx.requester_yielded) lower(ctx.requester);
+    for (int t : *ctx.runnable)
+      if (is_polling(ctx, t) && (static_cast<size_t>(t) >= priorities_.size() || priorities_[t] >= -1.0)) lower(t);
+    if (int t = starved_thread(ctx); t >= 0) {
+      last_ = t;
+      last_fp_ = static_cast<size_t>(t) < fp.size() ? fp[t] : Footprint{};
+      return t;
+    }
     int best = -1;
     for (int t : *ctx.runnable) {
-      if (static_cast<size_t>(t) >= priorities_.size() || priorities_[t] < 0) fresh(t);
+      if (static_cast<size_t>(t) >= priorities_.size() || (priorities_[t] < 0 && priorities_[t] >= -1.0)) fresh(t);
       if (best < 0 || priorities_[t] > priorities_[best]) best = t;
     }
     last_ = best;
@@ -116,8 +152,12 @@ class PosStrategy : public Strategy {
     if (static_cast<size_t>(t) >= priorities_.size()) priorities_.resize(t + 1, -1.0);
     priorities_[t] = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
   }
+  void lower(int t) {  // below every fresh draw, still random among the lowered
+    if (static_cast<size_t>(t) >= priorities_.size()) priorities_.resize(t + 1, -1.0);
+    priorities_[t] = std::uniform_real_distribution<double>(-2.0, -1.0)(rng_);
+  }
   std::mt19937_64 rng_;
-  std::vector<double> priorities_;  // per thread, for its pending step; -1: none drawn yet
+  std::vector<double> priorities_;  // per thread, for its pending step; -1: none drawn yet; < -1: lowered (polls)
   int last_ = -1;
   Footprint last_fp_;
 };
@@ -134,7 +174,9 @@ class PosStrategy : public Strategy {
 // possible. Remaining-step counts are estimates the driver passes in (from a
 // calibration run or the cell's earlier trials); a thread that outruns its
 // estimate keeps weight 1. Threads not yet created count towards thread 0,
-// which creates them in racelab's workloads.
+// which creates them in racelab's workloads. A polling thread (its pending
+// step is a yield or a sleep) weighs 1 whatever its estimate: its polls are
+// not interesting steps, and a calibration run counts many of them.
 class SurwStrategy : public Strategy {
  public:
   SurwStrategy(std::set<std::string> interesting, bool all, std::map<int, double> counts, uint64_t seed)
@@ -148,6 +190,7 @@ class SurwStrategy : public Strategy {
       const char* at = static_cast<size_t>(t) < pending.size() ? pending[t] : nullptr;
       return at != nullptr && interesting_.count(at) > 0;
     };
+    if (int t = starved_thread(ctx); t >= 0) return t;
     std::vector<int> plain;
     for (int t : *ctx.runnable)
       if (!is_interesting(t)) plain.push_back(t);
@@ -159,8 +202,8 @@ class SurwStrategy : public Strategy {
     std::vector<double> w;
     double total = 0;
     for (int t : *ctx.runnable) {
-      double left = remaining(t);
-      if (t == 0)
+      double left = is_polling(ctx, t) ? 1.0 : remaining(t);
+      if (t == 0 && !is_polling(ctx, t))
         for (const auto& [u, c] : counts_)
           if (u >= known) left += c;  // threads thread 0 has yet to create
       w.push_back(left);

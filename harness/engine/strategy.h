@@ -53,7 +53,34 @@ struct ChoiceContext {
   // The requester did not ask: the watchdog let it go (Scheduler::let_go),
   // a step that depends on timing. A replay says determinism was lost here.
   bool let_go = false;
+  // The requester stepped aside (sched_yield, a sleep, a timed wait): it is
+  // not among the candidates, and strategies with priorities (PCT, POS, SURW)
+  // lower its priority, so a polling loop cannot starve the thread it waits for.
+  bool requester_yielded = false;
+  // Per thread id: nonzero while its last request was a step aside, i.e. it
+  // polls. Strategies rank a polling thread below one that does work.
+  const std::vector<char>* polling = nullptr;
+  // Per thread id: the step since which it has been a candidate without being
+  // chosen (-1: it is not waiting).
+  const std::vector<int64_t>* waiting_since = nullptr;
+  // Fairness (0: none, as in racelab's own workloads): a candidate that has
+  // waited this many steps runs next under every strategy that ranks threads
+  // (PCT, POS, SURW, the non-preemptive default). The hosts for programs no
+  // one here wrote turn it on: natively a thread gets a core within a time
+  // slice, and a strategy that kept ranking it below a thread that loops doing
+  // work -- a worker serving requests until the main thread tells it to stop
+  // -- would never let the program end.
+  int64_t fair_steps = 0;
 };
+
+// The candidate that has waited longest, if it has waited ctx.fair_steps or
+// more; else -1.
+int starved_thread(const ChoiceContext& ctx);
+
+// Whether thread t polls (ChoiceContext::polling).
+inline bool is_polling(const ChoiceContext& ctx, int t) {
+  return ctx.polling != nullptr && static_cast<size_t>(t) < ctx.polling->size() && (*ctx.polling)[t] != 0;
+}
 
 // The non-preemptive default: keep the requester if it can run, else the
 // lowest runnable id. Every strategy that "does nothing special" uses it, so

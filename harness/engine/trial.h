@@ -36,6 +36,11 @@ struct TrialSpec {
   static TrialSpec from_json(const nlohmann::json& j);
 };
 
+// Managed thread ids run from 0 (the trial body) to kMaxThreadId in every
+// schedule, replay and minimisation: an exec program may start up to 1,024
+// threads besides main, and one that starts more is refused (exit 3).
+inline constexpr int kMaxThreadId = 1024;
+
 // One scheduling step: who was chosen, and where it resumes.
 struct Decision {
   int64_t step = 0;

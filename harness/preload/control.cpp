@@ -13,6 +13,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "preload/symbols.h"
+#include "preload/thread_os.h"
+
 namespace racelab::preload {
 
 thread_local ThreadState tl __attribute__((tls_model("initial-exec")));
@@ -32,12 +35,13 @@ Waits& waits() {
   return *w;
 }
 
-// A lock's name: its symbol when the program exports one, else its address.
-std::string name_of(const void* object) {
-  Dl_info info{};
-  if (::dladdr(object, &info) != 0 && info.dli_sname != nullptr && info.dli_saddr == object)
-    return info.dli_sname;
-  return fmt::format("{}", object);
+// A lock's name: its symbol (static and global objects, from the program's
+// symbol tables; preload/symbols.h), else its address.
+std::string name_of(const void* object) { return object_name(object); }
+
+// "thread 2", or "thread 2, which has exited" when it ended holding the lock.
+std::string holder_text(int thread) {
+  return thread_has_ended(thread) ? fmt::format("thread {}, which has exited", thread) : fmt::format("thread {}", thread);
 }
 
 }  // namespace
@@ -50,6 +54,14 @@ void note_owner(const void* lock, int thread) {
     w.owner.erase(lock);
   else
     w.owner[lock] = thread;
+}
+
+int owner_of(const void* lock) {
+  Inside in;
+  Waits& w = waits();
+  std::lock_guard<std::mutex> lk(w.mu);
+  auto it = w.owner.find(lock);
+  return it == w.owner.end() ? -1 : it->second;
 }
 
 void note_waiting(int thread, const void* object, const char* kind) {
@@ -73,9 +85,17 @@ std::string describe_waits() {
     return o == w.owner.end() ? -1 : o->second;
   };
   std::string out;
+  std::set<int> told;
+  // A thread that waits for a lock it holds itself: no other thread is involved.
+  for (const auto& [t, what] : w.waiting) {
+    if (holder(t) != t) continue;
+    out += fmt::format("{}thread {} locks {} {}, which it already holds", out.empty() ? "" : "; ", t,
+                       what.second, name_of(what.first));
+    told.insert(t);
+  }
   // A cycle: follow "waits for a lock held by" from each waiting thread.
-  std::set<int> in_cycle;
   for (const auto& [start, what] : w.waiting) {
+    if (told.count(start)) continue;
     std::vector<int> path{start};
     int t = holder(start);
     while (t >= 0 && path.size() <= w.waiting.size() &&
@@ -83,22 +103,22 @@ std::string describe_waits() {
       path.push_back(t);
       t = holder(t);
     }
-    if (t != start) continue;
+    if (t != start || path.size() < 2) continue;
     std::string cycle;
     for (int x : path) {
       const auto& [obj, kind] = w.waiting[x];
       cycle += fmt::format("{}thread {} waits for {} {} held by thread {}", cycle.empty() ? "" : "; ", x, kind,
                            name_of(obj), holder(x));
-      in_cycle.insert(x);
+      told.insert(x);
     }
-    out = "lock-order cycle: " + cycle;
+    out += (out.empty() ? "" : "; ") + std::string("lock-order cycle: ") + cycle;
     break;
   }
   for (const auto& [t, what] : w.waiting) {
-    if (in_cycle.count(t)) continue;
+    if (told.count(t)) continue;
     const auto& [obj, kind] = what;
     int h = holder(t);
-    std::string line = h >= 0 ? fmt::format("thread {} waits for {} {} held by thread {}", t, kind, name_of(obj), h)
+    std::string line = h >= 0 ? fmt::format("thread {} waits for {} {} held by {}", t, kind, name_of(obj), holder_text(h))
                               : fmt::format("thread {} waits on {} {}", t, kind, name_of(obj));
     out += (out.empty() ? "" : "; ") + line;
   }

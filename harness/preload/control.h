@@ -12,6 +12,8 @@
 #include <atomic>
 #include <string>
 
+#include <time.h>
+
 #include "engine/exec_protocol.h"
 #include "engine/scheduler.h"
 
@@ -65,10 +67,18 @@ bool write_report(bool aborted, const std::string& outcome, const std::string& d
 // What the deadlock message names: who holds which lock, who waits for what.
 // `kind` is a string literal ("mutex", "rwlock", "condition variable", ...).
 void note_owner(const void* lock, int thread);  // thread -1: released
+int owner_of(const void* lock);                 // -1: none noted
 void note_waiting(int thread, const void* object, const char* kind);  // object null: no longer waits
 // "thread 1 waits for mutex lock_a held by thread 2; ...", with the
 // lock-order cycle first when there is one.
 std::string describe_waits();
+
+// The trial's clocks (preload/time.cpp): logical from base_ns (REALTIME at
+// the trial's start), or the real ones when `on` is false.
+void set_logical_clock(bool on, int64_t base_ns);
+// A timed wait under control timed out: on the logical clock, time has passed
+// until its deadline (an absolute time on `clock`).
+void waited_until(clockid_t clock, const struct timespec* deadline);
 
 }  // namespace racelab::preload
 

@@ -91,7 +91,9 @@ int relock(pthread_mutex_t* m) {
   return acquire(m, "pthread_mutex_lock", "mutex", [&] { return real().mutex_trylock(m); });
 }
 
-int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, bool timed) {
+// timed: a deadline on `clock`; on a timeout the logical clock moves to it.
+int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, bool timed, clockid_t clock = CLOCK_REALTIME,
+              const struct timespec* deadline = nullptr) {
   const uint64_t before = with_objects([&](Objects& o) { return o.signals[c]; });
   int rc = real().mutex_unlock(m);
   if (rc != 0) return rc;
@@ -106,7 +108,9 @@ int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, bool timed) {
   relock(m);
   if (!timed) return 0;
   const uint64_t after = with_objects([&](Objects& o) { return o.signals[c]; });
-  return after != before ? 0 : ETIMEDOUT;
+  if (after != before) return 0;
+  waited_until(clock, deadline);
+  return ETIMEDOUT;
 }
 
 int cond_wake(pthread_cond_t* c, const char* point, int (*real_wake)(pthread_cond_t*)) {
@@ -138,6 +142,9 @@ using namespace racelab::preload;
 // --- mutex ---
 RACELAB_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
   if (!controlled()) return real().mutex_lock(m);
+  // An error-checking mutex locked again by its owner fails at once, as it
+  // does natively; a normal one deadlocks (and the message says so).
+  if ((m->__data.__kind & 3) == PTHREAD_MUTEX_ERRORCHECK_NP && owner_of(m) == tl.id) return EDEADLK;
   return relock(m);
 }
 RACELAB_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) {
@@ -168,12 +175,13 @@ RACELAB_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
 }
 RACELAB_EXPORT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* t) {
   if (!controlled()) return real().cond_timedwait(c, m, t);
-  return cond_wait(c, m, true);
+  // glibc keeps the condition variable's clock (pthread_condattr_setclock) in bit 0 of __wrefs.
+  return cond_wait(c, m, true, (c->__data.__wrefs & 1) != 0 ? CLOCK_MONOTONIC : CLOCK_REALTIME, t);
 }
 RACELAB_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
                                           const struct timespec* t) {
   if (!controlled()) return real().cond_clockwait(c, m, clock, t);
-  return cond_wait(c, m, true);
+  return cond_wait(c, m, true, clock, t);
 }
 RACELAB_EXPORT int pthread_cond_signal(pthread_cond_t* c) {
   if (!controlled()) return real().cond_signal(c);

@@ -65,6 +65,10 @@ void load() {
   find(&r.clock_nanosleep, "clock_nanosleep");
   find(&r.usleep, "usleep");
   find(&r.sleep, "sleep");
+  find(&r.clock_gettime, "clock_gettime");
+  find(&r.gettimeofday, "gettimeofday");
+  find(&r.time, "time");
+  find(&r.timespec_get, "timespec_get");
   g_loaded = true;
 }
 

@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/time.h>
 #include <time.h>
 
 namespace racelab::preload {
@@ -51,6 +52,10 @@ struct Real {
   int (*clock_nanosleep)(clockid_t, int, const struct timespec*, struct timespec*);
   int (*usleep)(useconds_t);
   unsigned (*sleep)(unsigned);
+  int (*clock_gettime)(clockid_t, struct timespec*);
+  int (*gettimeofday)(struct timeval*, void*);
+  time_t (*time)(time_t*);
+  int (*timespec_get)(struct timespec*, int);
 };
 
 // Filled on first use (and by the library's constructor); never null after.

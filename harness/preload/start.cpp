@@ -30,6 +30,7 @@
 #include "engine/worker_channel.h"
 #include "preload/control.h"
 #include "preload/real.h"
+#include "preload/thread_os.h"
 
 extern char** environ;
 
@@ -42,8 +43,12 @@ MainFn g_main = nullptr;
 SharedTrace* g_trace = nullptr;
 
 struct WatchdogConfig {
-  double let_go_s = 0.1;   // a running thread with no step for this long is let go (0: never)
-  double limit_s = 10;     // no step at all for this long: the trial is a hang
+  // A running thread that used this much CPU time, or slept this long in the
+  // kernel, without reaching a scheduling step is let go (0: never).
+  double let_go_s = 0.1;
+  // No step at all: after this much CPU time of a spinning thread, or this
+  // long with every thread that could move asleep, the trial is a hang.
+  double limit_s = 10;
 };
 WatchdogConfig g_watch;
 
@@ -80,11 +85,18 @@ void sleep_s(double s) {
   real().nanosleep(&ts, nullptr);
 }
 
-// The watchdog: an unmanaged thread of the trial process. A managed thread
-// that runs without reaching a step for let_go_s waits where racelab cannot
-// see (a futex, a spin loop, a pool's own wait): it is let go so the others
-// can run. No step at all for limit_s: the trial is a hang, reported with
-// what every thread waits for.
+// The watchdog: an unmanaged thread of the trial process. It looks at the
+// running thread only while no scheduling step happens, and judges it by what
+// the thread itself does (preload/thread_os.h), never by the wall clock, so
+// a loaded machine changes no outcome:
+//  - it spins (uses CPU time) with no step for let_go_s of its own CPU time,
+//    or sleeps in the kernel (an uncontrolled wait: a futex, a pool's own
+//    wait) for let_go_s: it is let go so the others can run;
+//  - it cannot be let go (no other thread can run) and spins for limit_s of
+//    CPU time, or sleeps for limit_s: the trial is a hang, and the message
+//    says which thread, what it does and where.
+// A thread that waits for a core uses no CPU time and is not asleep: it is
+// never let go for that, however long the machine keeps it waiting.
 // It starts once the trial is set up, not earlier in a spare trial process:
 // in a program built with ThreadSanitizer, its creation is what shows TSan
 // the set-up (the Scheduler it locks to let a thread go) happened before it;
@@ -93,41 +105,76 @@ void sleep_s(double s) {
 void* watchdog(void*) {
   tl.depth = 1;  // everything this thread does is the shim's own
   using Clock = std::chrono::steady_clock;
-  int64_t last = -1;
-  auto changed = Clock::now();
   const double poll = g_watch.let_go_s > 0 ? std::min(0.005, g_watch.let_go_s / 4) : 0.005;
+  const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  int64_t last = -1;
+  int watched = -2;        // the thread the figures below are about (-1: none runs)
+  int64_t cpu_from = 0;    // its CPU clock when it was last seen to step
+  auto asleep_from = Clock::now();
+  bool asleep = false;
+  auto idle_from = Clock::now();  // no step since (for the messages only)
   for (;;) {
     sleep_s(poll);
-    const int64_t p = g_sched != nullptr ? g_sched->progress() : 0;
-    const auto now = Clock::now();
-    if (p != last) {
+    if (g_sched == nullptr) continue;
+    const int64_t p = g_sched->progress();
+    const int running = g_sched->current();
+    const ThreadNow now = running >= 0 ? thread_now(running) : ThreadNow{};
+    if (p != last || running != watched) {
       last = p;
-      changed = now;
+      watched = running;
+      cpu_from = now.cpu_ns;
+      asleep = false;
+      idle_from = Clock::now();
       continue;
     }
-    const double idle = std::chrono::duration<double>(now - changed).count();
-    if (g_sched != nullptr && g_watch.let_go_s > 0 && idle >= g_watch.let_go_s) {
-      const int running = g_sched->current();
-      if (running >= 0 &&
-          g_sched->let_go(running, fmt::format("no scheduling point for {:g} ms (an uncontrolled wait)",
-                                               g_watch.let_go_s * 1000))) {
-        changed = now;
+    const bool sleeping = now.known && !now.known_wait && (now.state == 'S' || now.state == 'D');
+    if (sleeping && !asleep) asleep_from = Clock::now();
+    asleep = sleeping;
+    const double cpu_s = now.known ? static_cast<double>(now.cpu_ns - cpu_from) / 1e9 : 0.0;
+    const double slept_s = asleep ? since(asleep_from) : 0.0;
+    if (running >= 0 && g_watch.let_go_s > 0 && (cpu_s >= g_watch.let_go_s || slept_s >= g_watch.let_go_s)) {
+      const std::string why =
+          cpu_s >= g_watch.let_go_s
+              ? fmt::format("ran for {:.0f} ms of CPU with no scheduling point (a spin loop?)", cpu_s * 1000)
+              : fmt::format("slept in the kernel for {:g} ms with no scheduling point (an uncontrolled wait)",
+                            g_watch.let_go_s * 1000);
+      if (g_sched->let_go(running, why)) {
+        last = -1;
         continue;
       }
     }
-    if (idle >= g_watch.limit_s) {
-      std::string detail = fmt::format(
-          "watchdog: no scheduling step for {:g} s (a thread waits where racelab cannot see it, with no other "
-          "thread left to run)",
-          g_watch.limit_s);
-      if (g_sched != nullptr) {
-        std::string waits = describe_waits();
-        detail += fmt::format("; thread {} was running", g_sched->current());
-        if (!waits.empty()) detail += "; " + waits;
+    std::string detail;
+    if (running >= 0 && cpu_s >= g_watch.limit_s) {
+      detail = fmt::format("thread {} ran for {:.0f} ms of CPU with no scheduling point (a spin loop?) and no other "
+                           "thread can run; it {}",
+                           running, cpu_s * 1000, where_is(running));
+    } else if (running >= 0 && slept_s >= g_watch.limit_s) {
+      detail = fmt::format("thread {} waits where racelab cannot see it (no scheduling point for {:g} s) and no "
+                           "other thread can run; it {}",
+                           running, g_watch.limit_s, where_is(running));
+    } else if (running < 0 && since(idle_from) >= g_watch.limit_s) {
+      // Every thread that could run was let go: they run freely and have not
+      // called in again. Wait for them while one of them still uses the CPU.
+      std::string free_threads;
+      bool spinning = false;
+      for (int t = 0; t < g_sched->threads_seen() && t <= kMaxThreadId; ++t) {
+        if (!g_sched->is_free(t)) continue;
+        const ThreadNow f = thread_now(t);
+        spinning = spinning || (f.known && f.state == 'R' && since(idle_from) < 3 * g_watch.limit_s);
+        free_threads += fmt::format("{}thread {} {}", free_threads.empty() ? "" : "; ", t, where_is(t));
       }
-      if (write_report(true, "hang", detail, g_sched != nullptr ? g_sched->steps() : 0)) ::_exit(0);
-      return nullptr;
+      if (spinning) continue;
+      detail = fmt::format("no scheduling step for {:g} s: every thread that could run was let go after an "
+                           "uncontrolled wait and none has come back ({})",
+                           g_watch.limit_s, free_threads.empty() ? "none is alive" : free_threads);
+    } else {
+      continue;
     }
+    detail = "watchdog: " + detail;
+    std::string waits = describe_waits();
+    if (!waits.empty()) detail += "; " + waits;
+    if (write_report(true, "hang", detail, g_sched->steps())) ::_exit(0);
+    return nullptr;
   }
 }
 
@@ -150,6 +197,8 @@ void report_at_exit() {
 struct PreparedTrial {
   TrialSpec spec;
   double let_go_s = -1;                // the knob let_go_ms, in seconds (-1: not given)
+  bool logical_clock = false;          // the knob real_time false: clocks read logical time
+  int64_t clock_base_ns = 0;           // the knob clock_base_ns: REALTIME at the trial's start
   std::unique_ptr<Strategy> strategy;  // null for the strategy "free"
   std::string error;                   // a bad spec: why
 };
@@ -162,6 +211,12 @@ PreparedTrial prepare_trial(const std::string& line) {
     const nlohmann::json& knobs = t.spec.knobs;
     if (knobs.is_object() && knobs.contains("let_go_ms") && knobs["let_go_ms"].is_number())
       t.let_go_s = knobs["let_go_ms"].get<double>() / 1000;
+    // A schedule made before the logical clock (no base) replays on the real one, as it was made.
+    if (knobs.is_object() && knobs.contains("clock_base_ns") && knobs["clock_base_ns"].is_number_integer() &&
+        knobs["clock_base_ns"].get<int64_t>() > 0) {
+      t.logical_clock = !knobs.value("real_time", false);
+      t.clock_base_ns = knobs["clock_base_ns"].get<int64_t>();
+    }
     // The exec knob max_steps (racelab exec --max-steps) is the trial's step limit.
     if (knobs.is_object() && knobs.contains("max_steps") && knobs["max_steps"].is_number_integer())
       t.spec.max_steps = knobs["max_steps"].get<int64_t>();
@@ -179,17 +234,24 @@ int run_trial(PreparedTrial& trial, int argc, char** argv) {
   const TrialSpec& spec = trial.spec;
   g_watch.limit_s = spec.watchdog_s;
   if (trial.let_go_s >= 0) g_watch.let_go_s = trial.let_go_s;
+  // Only a controlled trial has steps for the clock to follow.
+  set_logical_clock(trial.logical_clock && trial.strategy != nullptr, trial.clock_base_ns);
   if (trial.strategy) {
     Strategy* strategy = trial.strategy.release();
     Scheduler::Options opt;
     opt.max_steps = spec.max_steps;
+    // A program no one here wrote may loop doing work until another thread
+    // tells it to stop; natively that thread gets a core within a time slice.
+    opt.fair_steps = kExecFairSteps;
     opt.record_events = spec.record_events;
     opt.on_decision = [](const DecisionView& d) { mirror_decision(g_trace, d); };
     g_sched = new Scheduler(strategy, opt);  // never freed: threads park in it until the process ends
     g_sched->enter_main();
     tl.managed = true;
     tl.id = 0;
+    note_thread_started(0);
   }
+  prepare_thread_os();
   pthread_t dog;
   if (real().create(&dog, nullptr, watchdog, nullptr) != 0) bad_spec("cannot start the watchdog thread");
   std::atexit(report_at_exit);
@@ -319,6 +381,7 @@ int racelab_main(int argc, char** argv, char** envp) {
   // The fork server: this image, stopped at main, is forked once per trial,
   // one trial ahead (see Spare).
   warm_thread_caches();
+  prepare_thread_os();  // inherited by every trial process
   std::string rehearsal;  // the last spec handed on
   Spare spare = fork_spare(rehearsal, argc, argv);
   while (worker.read(&line)) {

@@ -13,6 +13,7 @@
 
 #include "preload/control.h"
 #include "preload/real.h"
+#include "preload/thread_os.h"
 
 namespace racelab::preload {
 
@@ -43,6 +44,7 @@ int id_of(pthread_t t) {
 void end_managed() {
   if (!tl.managed) return;
   const int id = tl.id;
+  note_thread_ended(id);
   if (g_active.load()) engine([&] { g_sched->on_thread_end(id); });
   tl.managed = false;
   tl.id = -1;
@@ -56,6 +58,7 @@ void* trampoline(void* p) {
   }
   tl.managed = true;
   tl.id = s.id;
+  note_thread_started(s.id);
   engine([&] { g_sched->on_thread_start(s.id); });
   void* ret = s.fn(s.arg);
   end_managed();
@@ -73,6 +76,17 @@ extern "C" {
 __attribute__((visibility("default"))) int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
                                                           void* (*fn)(void*), void* arg) {
   if (!controlled()) return real().create(thread, attr, fn, arg);
+  if (g_sched->threads_seen() > racelab::kMaxThreadId) {
+    // Schedules, replays and minimisation hold thread ids 0..kMaxThreadId.
+    engine([&] {
+      write_report(true, "error",
+                   fmt::format("racelab preload: bad input: the program starts more than {} threads besides main; "
+                               "racelab schedules at most {} (thread ids 0 to {})",
+                               racelab::kMaxThreadId, racelab::kMaxThreadId, racelab::kMaxThreadId),
+                   g_sched->steps());
+    });
+    ::_exit(0);
+  }
   int id = -1;
   engine([&] { id = g_sched->on_thread_create(); });
   Start* s;
@@ -105,6 +119,9 @@ __attribute__((visibility("default"))) int pthread_join(pthread_t thread, void**
     int id = id_of(thread);
     if (id >= 0) {
       engine([&] { g_sched->on_join(id); });  // a deadlock message names joins itself
+      // Ended in the scheduler; the OS thread may take a moment more to end.
+      KnownWait known(tl.id);
+      return real().join(thread, ret);
     }
   }
   return real().join(thread, ret);
