@@ -87,7 +87,8 @@ void add_run_flags(CLI::App& app, RunFlags& f, const std::string& default_out) {
   add_python_option(app);
 }
 
-// Starts one shard: `args` run as a child whose output goes to `log`.
+// Starts one shard: this binary run with `args` (args[0] its name in `ps`) as
+// a child whose output goes to `log`.
 //  - It starts with SIGINT and SIGTERM blocked, and install_interrupt_handlers()
 //    unblocks them once its handlers are set: an interrupt that arrives while
 //    it is still starting up waits for them instead of killing it, so every
@@ -115,7 +116,7 @@ pid_t start_shard(std::vector<std::string> args, const std::string& dir, const s
     std::vector<char*> av;
     for (auto& a : args) av.push_back(a.data());
     av.push_back(nullptr);
-    ::execv(av[0], av.data());
+    ::execv("/proc/self/exe", av.data());
     std::perror("racelab: exec");
     ::_exit(127);
   }
@@ -133,7 +134,7 @@ std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags
   std::vector<std::string> results;
   for (int k = 1; k <= n; ++k) {
     const std::string dir = (fs::path(f.out) / "shards" / std::to_string(k)).string();
-    std::vector<std::string> args = {"/proc/self/exe", cmd};
+    std::vector<std::string> args = {"racelab: shard", cmd};  // argv[0]: what `ps` shows
     args.insert(args.end(), f.paths.begin(), f.paths.end());
     for (const std::string& a : {std::string("--out"), dir, std::string("--budget-scale"),
                                  fmt::format("{}", f.budget_scale), std::string("--shard"),
@@ -213,10 +214,11 @@ std::string default_catalogue() {
   return std::string(RACELAB_SOURCE_DIR) + "/scenarios";
 }
 
-std::vector<Scenario> load_catalogue(const std::vector<std::string>& paths, int* rc) {
+std::vector<Scenario> load_catalogue(const std::vector<std::string>& paths, int* rc, bool check_workloads) {
   std::vector<Problem> problems;
   // The expectation set for the LibTorch this binary runs on (expectations_by_libtorch).
-  auto scenarios = load_scenarios(paths, registry_lookup(), &problems, trainer::compile::libtorch_full_version());
+  auto scenarios = load_scenarios(paths, check_workloads ? registry_lookup() : WorkloadLookup(), &problems,
+                                  trainer::compile::libtorch_full_version());
   for (const auto& p : problems) std::fprintf(stderr, "%s\n", p.to_string().c_str());
   if (!problems.empty()) {
     std::fprintf(stderr, "%zu problem(s); fix the scenario files above (schema: scenarios/SCHEMA.md)\n",

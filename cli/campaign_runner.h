@@ -21,8 +21,12 @@ std::string default_catalogue();
 
 // Loads and validates scenario files or directories against the registered
 // workloads. Prints every problem; sets *rc to kExitBadInput on any problem or
-// when nothing was given.
-std::vector<reports::Scenario> load_catalogue(const std::vector<std::string>& paths, int* rc);
+// when nothing was given. `check_workloads` false: the files' own schema only,
+// without asking the registry -- for a command that reads expectations and
+// runs nothing (explain), so the lean binary need not hand it to the LibTorch
+// part (cli/torch_part.h).
+std::vector<reports::Scenario> load_catalogue(const std::vector<std::string>& paths, int* rc,
+                                              bool check_workloads = true);
 
 // `racelab compare` (ci = false) and `racelab ci` (ci = true): run the
 // catalogue, write the report, print the verdicts. The two differ in their

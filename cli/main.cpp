@@ -6,7 +6,16 @@
 // is where the harness, the compile layer, the trainer and the reports meet.
 // main() itself is cli/entry.cpp: a user's binary that registers its own
 // workloads runs the same table through cli_main (racelab/cli.h).
+//
+// This file is compiled twice. In racelab::cli (racelab-torch, a user's
+// binary) every row runs here. In the lean `racelab` binary
+// (RACELAB_LEAN_BINARY, cli/torch_part.h) the LibTorch rows hand the command
+// over to racelab-torch, and so does a workload look-up this binary cannot
+// answer.
+#include <sys/prctl.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -17,7 +26,11 @@
 #include "racelab/cli.h"
 #include "racelab/exit_code.h"
 #include "racelab/file_error.h"
+#if RACELAB_LEAN_BINARY
+#include "cli/torch_part.h"
+#else
 #include "racelab/op_points.h"
+#endif
 
 namespace {
 
@@ -28,6 +41,16 @@ struct Command {
 };
 
 namespace cli = racelab::cli;
+#if RACELAB_LEAN_BINARY
+// The rows only the LibTorch part runs.
+constexpr auto train_command = &cli::torch_part::command;
+constexpr auto train_target_command = &cli::torch_part::command;
+constexpr auto bench_command = &cli::torch_part::command;
+#else
+constexpr auto train_command = &cli::train_command;
+constexpr auto train_target_command = &cli::train_target_command;
+constexpr auto bench_command = &cli::bench_command;
+#endif
 constexpr Command kCommands[] = {
     {"run", "Run trials of a workload under a strategy; classify each", &cli::run_command},
     {"reproduce", "Find a failing schedule, save and minimise it", &cli::reproduce_command},
@@ -44,9 +67,9 @@ constexpr Command kCommands[] = {
     {"chrome-trace", "Export a schedule as Chrome trace JSON for Perfetto", &cli::chrome_trace_command},
     {"explain", "From an error message to the scenarios that reproduce it and the mitigations that hold",
      &cli::explain_command},
-    {"train", "Train drafters for a target LM and evaluate speculative decoding", &cli::train_command},
-    {"train-target", "Train (or evaluate) the target language model", &cli::train_target_command},
-    {"bench", "Benchmarks: scheduling cost, time to reproduce, mitigation cost, scaling", &cli::bench_command},
+    {"train", "Train drafters for a target LM and evaluate speculative decoding", train_command},
+    {"train-target", "Train (or evaluate) the target language model", train_target_command},
+    {"bench", "Benchmarks: scheduling cost, time to reproduce, mitigation cost, scaling", bench_command},
     {"version", "Print the version and build options", &cli::version_command},
     {"__worker", "(internal) the supervised trial worker", &cli::worker_command},
     {"__exec-worker", "(internal) the exec host's trial worker", &cli::exec_worker_command},
@@ -65,6 +88,13 @@ void print_usage(std::FILE* out) {
 }  // namespace
 
 int racelab::cli_main(int argc, char** argv) {
+  // A process racelab started for a role (argv[0] "racelab: worker",
+  // "racelab: shard") carries it as its name too, for `ps -e` and top,
+  // which show the name rather than the arguments (15 characters at most).
+  if (argc > 0 && std::strncmp(argv[0], "racelab: ", 9) == 0) ::prctl(PR_SET_NAME, argv[0]);
+#if RACELAB_LEAN_BINARY
+  racelab::cli::torch_part::start(argc, argv);
+#endif
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     print_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? racelab::kExitUsage : racelab::kExitOk;
@@ -82,6 +112,9 @@ int racelab::cli_main(int argc, char** argv) {
   // the environment (RACELAB_OP_POINTS, _RATE, _SEED), which the supervised
   // workers inherit, so their trials can switch threads at ATen ops. A replay
   // needs the same variables; without them it diverges (exit 4).
+#if RACELAB_LEAN_BINARY
+  if (std::getenv("RACELAB_OP_POINTS") != nullptr) return racelab::cli::torch_part::hand_over();
+#else
   std::optional<racelab::OpPoints> op_points;
   try {
     if (auto options = racelab::OpPoints::options_from_env()) op_points.emplace(*options);
@@ -89,6 +122,7 @@ int racelab::cli_main(int argc, char** argv) {
     std::fprintf(stderr, "racelab: %s\n", e.what());
     return racelab::kExitBadInput;
   }
+#endif
   for (const Command& c : kCommands) {
     if (std::strcmp(c.name, argv[1]) != 0) continue;
     std::string self = std::string("racelab ") + argv[1];

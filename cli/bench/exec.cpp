@@ -5,16 +5,26 @@
 //    own lock/unlock run natively (no preload library);
 //  - the program's free-running slowdown with the preload library loaded but
 //    not scheduling (strategy os), against native.
+//  - start-up: `racelab exec -n 1 -- /bin/true` (the lean racelab beside this
+//    binary: start, its worker and fork server, one trial, exit) and
+//    `racelab version`, each beside the launch of /bin/true itself.
 // The lock figures are measured by the program itself around its threads'
 // loops, so start-up and the supervisor are not in them.
 #include "cli/bench/bench.h"
 
+#include <fcntl.h>
 #include <limits.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <vector>
 #include <string>
 
 #include <fmt/format.h>
@@ -35,6 +45,62 @@ double read_ns(const std::string& path) {
   double v = -1;
   in >> v;
   return v;
+}
+
+extern "C" char** environ;
+
+// Milliseconds from spawning argv to its exit (output to /dev/null); -1 if it
+// could not start or did not exit 0.
+double launch_ms(const std::vector<std::string>& argv) {
+  std::vector<char*> av;
+  for (const std::string& a : argv) av.push_back(const_cast<char*>(a.c_str()));
+  av.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, av[0], &fa, nullptr, av.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ms : -1;
+}
+
+// Start-up of the lean racelab beside /bin/true's own launch: the three are
+// run in turn, `runs` times, so a change in the machine's load touches all
+// three; medians, and their ratios.
+json bench_start_up(const Options& o) {
+  json out;
+  const std::string racelab = bench_program("racelab");
+  if (::access(racelab.c_str(), X_OK) != 0 || ::access("/bin/true", X_OK) != 0) {
+    out["skipped"] = racelab + " or /bin/true not found";
+    return out;
+  }
+  const int runs = o.quick ? 5 : 20;
+  std::vector<double> tru, version, exec;
+  for (int i = 0; i < runs; ++i) {
+    tru.push_back(launch_ms({"/bin/true"}));
+    version.push_back(launch_ms({racelab, "version"}));
+    exec.push_back(launch_ms({racelab, "exec", "-n", "1", "-q", "--", "/bin/true"}));
+  }
+  for (const auto* v : {&tru, &version, &exec})
+    if (std::find(v->begin(), v->end(), -1.0) != v->end()) {
+      out["skipped"] = "a run did not exit 0";
+      return out;
+    }
+  const double t = median(tru), ver = median(version), ex = median(exec);
+  out = {{"runs", runs},
+         {"true_ms", t},
+         {"version_ms", ver},
+         {"exec_ms", ex},
+         {"version_over_true", ver / std::max(1e-9, t)},
+         {"exec_over_true", ex / std::max(1e-9, t)}};
+  return out;
 }
 
 CellRun exec_cell(const std::vector<std::string>& argv, bool fork_server, const std::string& strategy, int64_t n) {
@@ -96,6 +162,7 @@ json bench_exec(const Options& o) {
                          {"preloaded_ns", loaded},
                          {"preloaded_over_native", loaded / std::max(1e-9, native_big)}};
   std::remove(file.c_str());
+  out["start_up"] = bench_start_up(o);
   return out;
 }
 

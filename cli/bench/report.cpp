@@ -60,7 +60,15 @@ std::string markdown(const json& b) {
        << fmt_num(e["lock_unlock"]["native_ns"], 0) << " ns (" << fmt_num(e["lock_unlock"]["controlled_over_native"], 0)
        << "x) |\n"
        << "| free running with the preload library loaded / native | "
-       << fmt_num(e["free_running"]["preloaded_over_native"]) << "x |\n\n";
+       << fmt_num(e["free_running"]["preloaded_over_native"]) << "x |\n";
+    if (e.contains("start_up") && e["start_up"].contains("exec_ms")) {
+      auto& u = e["start_up"];
+      md << "| start-up: `racelab exec -n 1 -- /bin/true` / launch of /bin/true | " << fmt_num(u["exec_ms"], 1)
+         << " ms / " << fmt_num(u["true_ms"], 2) << " ms (" << fmt_num(u["exec_over_true"], 0) << "x) |\n"
+         << "| start-up: `racelab version` / launch of /bin/true | " << fmt_num(u["version_ms"], 1) << " ms ("
+         << fmt_num(u["version_over_true"], 0) << "x) |\n";
+    }
+    md << "\n";
   }
   if (b.contains("memory") && b["memory"].contains("controlled")) {
     auto& m = b["memory"];

@@ -1,7 +1,8 @@
 # What `cmake --install` puts under the prefix, and the CMake package a user
 # finds with find_package(racelab) (README.md, "Your own workloads"):
 #
-#   bin/racelab                       the command line with the catalogue's workloads
+#   bin/racelab                       the command line with the catalogue's workloads (no LibTorch)
+#   bin/racelab-torch                 its LibTorch part, which racelab runs itself (cli/torch_part.h)
 #   bin/racelab-cc, bin/racelab-c++   gcc / g++ building a program with memory-access points
 #   include/racelab/*.h               the instrumentation API, racelab.h (C), cli.h,
 #                                     op_points.h (op-level points in LibTorch programs)
@@ -29,6 +30,8 @@ install(TARGETS racelab_point racelab_files racelab_engine racelab_tsan_rt racel
 install(TARGETS racelab_torch racelab_op_points racelab_capture racelab_compile racelab_trainer racelab_reports racelab_cli racelab_main
         EXPORT racelabCliTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# Run by racelab, never by a user or a build: installed, not exported.
+install(TARGETS racelab-torch RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # Preloaded, never linked: installed, not exported.
 install(TARGETS racelab_op_points_preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # Memory-access points: the wrappers and the specs file they compile with.

@@ -281,6 +281,7 @@ Supervisor& supervisor_for(const TrialSpec& spec) {
     SupervisorOptions opt;
     opt.worker_argv = {"/proc/self/exe", "__exec-worker", fork_server ? "--fork-server" : "--exec-per-trial", "--"};
     opt.worker_argv.insert(opt.worker_argv.end(), argv.begin(), argv.end());
+    opt.worker_name = "racelab: worker";
     slot = std::make_unique<Supervisor>(opt);
   }
   return *slot;

@@ -138,7 +138,10 @@ bool is_stopped(pid_t pid) {
 }  // namespace
 
 Supervisor::Supervisor(SupervisorOptions options) : options_(std::move(options)) {
-  if (options_.worker_argv.empty()) options_.worker_argv = {"/proc/self/exe", "__worker"};
+  if (options_.worker_argv.empty()) {
+    options_.worker_argv = {"/proc/self/exe", "__worker"};
+    if (options_.worker_name.empty()) options_.worker_name = "racelab: worker";
+  }
 }
 
 Supervisor::~Supervisor() {
@@ -206,6 +209,8 @@ void Supervisor::start() {
   std::vector<char*> argv;
   for (auto& a : options_.worker_argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  const char* file = argv[0];
+  if (!options_.worker_name.empty()) argv[0] = const_cast<char*>(options_.worker_name.c_str());
 
   // A process group of its own: a Ctrl-C at the terminal goes to racelab, which
   // lets the trial in flight finish, not to the worker, which would die of it mid-trial.
@@ -214,7 +219,7 @@ void Supervisor::start() {
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data());
+  int rc = ::posix_spawn(&pid, file, &fa, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   ::close(sp[0]);

@@ -44,6 +44,10 @@ struct SharedTrace;  // the shared memory decision trace (worker_channel.h)
 struct SupervisorOptions {
   // The worker command; empty: {"/proc/self/exe", "__worker"}.
   std::vector<std::string> worker_argv;
+  // The worker's argv[0], what `ps` shows, when not worker_argv[0] (which is
+  // still the file run). Empty with the default command: "racelab: worker",
+  // not "/proc/self/exe" (cli/main.cpp names the process after it).
+  std::string worker_name;
   // Pass the worker's non-TSan output through to our stderr.
   bool pass_through_output = true;
   // A trial whose worker is killed or stopped from outside (not by the code

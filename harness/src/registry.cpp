@@ -16,7 +16,10 @@ std::map<std::string, Workload>& workload_map() {
   static std::map<std::string, Workload> map;
   return map;
 }
+WorkloadMissHook miss_hook = nullptr;
 }  // namespace
+
+void set_workload_miss_hook(WorkloadMissHook hook) { miss_hook = hook; }
 
 KnobError::KnobError(std::string knob, std::string found, std::string expected)
     : std::invalid_argument((knob.empty() ? std::string("knobs") : "knob '" + knob + "'") + ": found " + found +
@@ -49,9 +52,12 @@ void register_workload(Workload workload) {
 }
 const Workload* find_workload(const std::string& name) {
   auto it = workload_map().find(name);
-  return it == workload_map().end() ? nullptr : &it->second;
+  if (it != workload_map().end()) return &it->second;
+  if (miss_hook) miss_hook(name);
+  return nullptr;
 }
 std::vector<const Workload*> all_workloads() {
+  if (miss_hook) miss_hook("");
   std::vector<const Workload*> out;
   for (auto& [name, w] : workload_map()) out.push_back(&w);
   return out;

@@ -79,6 +79,15 @@ void register_workload(Workload workload);
 const Workload* find_workload(const std::string& name);
 std::vector<const Workload*> all_workloads();
 
+// A binary that carries only some of the workloads (the lean `racelab`, whose
+// LibTorch workloads live in `racelab-torch`, cli/torch_part.h) learns here
+// that a command asked for one it does not have: the hook is called with the
+// name find_workload() did not find, or with "" when all_workloads() is asked
+// for the whole list. It may run the command elsewhere and not return; if it
+// returns, the look-up answers as usual. Null (the default): no hook.
+using WorkloadMissHook = void (*)(const std::string& name);
+void set_workload_miss_hook(WorkloadMissHook hook);
+
 struct WorkloadRegistrar {
   explicit WorkloadRegistrar(Workload workload) { register_workload(std::move(workload)); }
 };
