@@ -39,7 +39,8 @@ op_points=$build/libracelab_op_points_preload.so
 [ -x "$racelab" ] || { echo "trials_to_failure.sh: $racelab: not built" >&2; exit 3; }
 
 all=(lost_update check_then_act order_violation lock_order missed_signal double_checked three_preemptions
-     eight_threads marked_point plain_race tensor_lost_update)
+     eight_threads marked_point plain_race tensor_lost_update job_board hundred_threads clock_check_then_act
+     barrier_deadlock self_relock exited_holder)
 [ $# -gt 0 ] && all=("$@")
 sampled=(random pct:2 pct:3 pos surw auto)
 deterministic=(dfs:2 dpor:2)
