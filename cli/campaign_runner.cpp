@@ -371,6 +371,9 @@ int run_catalogue(bool ci, int argc, char** argv) {
                  "or both, each real-torch scenario beside its model twin (default: the files given, or the "
                  "model's catalogue)");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  for (int rc : {require_output(app.get_name(), "--out", f.out, Output::kFolder),
+                 require_output(app.get_name(), "--junit", f.junit, Output::kFileAnyFolder)})
+    if (rc != kGoOn) return rc;
   if (!backends.empty()) {
     std::string error;
     std::vector<std::string> files;

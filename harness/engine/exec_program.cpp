@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +13,8 @@
 #include <map>
 #include <memory>
 #include <regex>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -19,6 +22,7 @@
 #include "engine/exec_protocol.h"
 #include "engine/python_host.h"
 #include "engine/run_trial.h"
+#include "engine/schedule_fit.h"
 #include "racelab/workload.h"
 
 #ifndef RACELAB_PRELOAD_BUILD_PATH
@@ -69,6 +73,31 @@ std::string resolve(const std::string& name) {
   return buf;
 }
 
+// The interpreter a script's "#!" line names, as a person would type it:
+// "/bin/sh", "python3" for "#!/usr/bin/env python3" (env's options skipped),
+// "" when `path` does not start with "#!".
+std::string shebang_interpreter(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  char c;
+  while (line.size() < 256 && in.get(c) && c != '\n') line += c;
+  if (line.rfind("#!", 0) != 0) return "";
+  std::vector<std::string> words;
+  for (size_t i = 2; i < line.size();) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    size_t j = i;
+    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+    if (j > i) words.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  if (words.empty()) return "";
+  if (words[0] == "/usr/bin/env" || words[0] == "/bin/env") {
+    for (size_t k = 1; k < words.size(); ++k)
+      if (words[k][0] != '-' && words[k].find('=') == std::string::npos) return words[k];
+  }
+  return words[0];
+}
+
 // Whether `path` is an ELF executable with a program interpreter (dynamically
 // linked): the preload library reaches nothing else.
 void check_elf(const std::string& path) {
@@ -76,11 +105,13 @@ void check_elf(const std::string& path) {
   Elf64_Ehdr eh{};
   in.read(reinterpret_cast<char*>(&eh), sizeof(eh));
   if (!in || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-    const bool script = eh.e_ident[0] == '#' && eh.e_ident[1] == '!';
+    const std::string interpreter = shebang_interpreter(path);
     throw ExecError(fmt::format("program {}: not an ELF executable{}", path,
-                                script ? " but a script: name the program it runs, e.g. racelab exec -- python3 "
-                                         "SCRIPT (racelab controls the interpreter's threads)"
-                                       : ""));
+                                interpreter.empty()
+                                    ? ""
+                                    : fmt::format(" but a script: name the program it runs, racelab exec -- {} {} "
+                                                  "(racelab controls the interpreter's threads)",
+                                                  interpreter, path)));
   }
   if (eh.e_ident[EI_CLASS] != ELFCLASS64)
     throw ExecError(fmt::format("program {}: a 32-bit ELF file; racelab's preload library is 64-bit", path));
@@ -176,6 +207,12 @@ const WorkloadRegistrar kExec{Workload{
       throw std::invalid_argument("an exec trial runs in its own program, never in racelab's process (drop --in-process)");
     },
     check_knobs}};
+
+// An exec schedule names its program by program_id (engine/schedule_fit.h).
+const ProgramIdentityRegistrar kExecIdentity{
+    kExecWorkload,
+    {"program_id", [](const json& knobs) { return program_id(resolve(argv_of(knobs).at(0))); },
+     [](const json& knobs) { return "program " + resolve(argv_of(knobs).at(0)); }}};
 
 std::string exe_dir() {
   char buf[PATH_MAX];
