@@ -102,7 +102,7 @@ std::string output_problem(const std::string& path, Output kind) {
   fs::path above = fs::path(path).parent_path();
   if (kind == Output::kFile) {
     const std::string dir = above.empty() ? "." : above.string();
-    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return "its folder " + dir + " does not exist";
+    if (::stat(dir.c_str(), &st) != 0) return "its folder " + dir + " does not exist";
   }
   while (!above.empty() && ::stat(above.c_str(), &st) != 0) above = above.parent_path();
   const std::string dir = above.empty() ? "." : above.string();

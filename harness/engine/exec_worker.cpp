@@ -437,7 +437,9 @@ int exec_worker_main(const std::vector<std::string>& program, bool fork_server) 
     if (in_trace) r.decisions.clear();
     json out = r.to_json();
     if (in_trace) out["decisions_in_trace"] = true;
-    const std::string result = out.dump() + "\n";
+    // The program's output (detail, output_tail) is any bytes: invalid UTF-8 is
+    // replaced, or dump() would throw and the worker die for the program's words.
+    const std::string result = out.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
     std::fprintf(stderr, "@@racelab-trial-end %lld\n", static_cast<long long>(trial));
     std::fflush(stderr);
     if (!write_all(kResultFd, result)) return 0;
