@@ -424,6 +424,10 @@ int run_catalogue(bool ci, int argc, char** argv) {
     std::vector<std::string> errors;
     json report = rebuild_report(results, &errors);
     for (const auto& e : errors) std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), e.c_str());
+    // A shard's torn or missing records, by file and line (the report lists them too).
+    if (!report.is_null())
+      for (const auto& w : report["campaign"]["warnings"])
+        std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), w.get<std::string>().c_str());
     const bool interrupted = interrupt_requested();
     if (report.is_null()) {
       // No shard wrote a header (each was killed before it could): the report
