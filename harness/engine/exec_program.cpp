@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -174,10 +175,9 @@ void check_knobs(const json& knobs) {
   std::vector<std::string> argv = argv_of(knobs);
   env_of(knobs);
   try {
-    std::regex(knobs.at("fail_on_output").get<std::string>());
-  } catch (const std::regex_error& e) {
-    throw KnobError("fail_on_output", knobs.at("fail_on_output").dump(),
-                    fmt::format("a regular expression ({})", e.what()));
+    (void)output_pattern(knobs.at("fail_on_output").get<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw KnobError("fail_on_output", knobs.at("fail_on_output").dump(), e.what());
   }
   int_knob(knobs, "expect_exit", 0, 255);
   int_knob(knobs, "let_go_ms", 0, 600000);
@@ -223,6 +223,54 @@ std::string exe_dir() {
 }
 
 }  // namespace
+
+std::regex output_pattern(const std::string& pattern) {
+  if (pattern.size() > kMaxOutputPatternChars)
+    throw std::invalid_argument(fmt::format("a regular expression of at most {} characters (this one has {})",
+                                            kMaxOutputPatternChars, pattern.size()));
+  // Group depth and counted repetitions, outside character classes and escapes.
+  int depth = 0, deepest = 0;
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+    } else if (c == '(') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ')') {
+      --depth;
+    } else if (c == '{') {
+      for (size_t j = i + 1; j < pattern.size() && (std::isdigit(static_cast<unsigned char>(pattern[j])) ||
+                                                    pattern[j] == ',');
+           ++j) {
+        if (pattern[j] == ',') continue;
+        size_t k = j;
+        while (k < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[k]))) ++k;
+        if (k - j > 4 || std::stol(pattern.substr(j, k - j)) > kMaxOutputPatternRepeat)
+          throw std::invalid_argument(fmt::format(
+              "a regular expression whose counted repetitions are at most {{{}}}", kMaxOutputPatternRepeat));
+        j = k - 1;
+      }
+    }
+  }
+  if (deepest > kMaxOutputPatternDepth)
+    throw std::invalid_argument(fmt::format("a regular expression with groups nested at most {} deep (this one: {})",
+                                            kMaxOutputPatternDepth, deepest));
+  try {
+    return std::regex(pattern);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument(fmt::format("a regular expression ({})", e.what()));
+  }
+}
+
+bool output_matches(const std::regex& pattern, const std::string& line) {
+  if (line.size() <= kMaxMatchedLineBytes) return std::regex_search(line, pattern);
+  return std::regex_search(line.begin(), line.begin() + kMaxMatchedLineBytes, pattern);
+}
 
 json exec_knobs(const ExecProgram& p) {
   if (p.argv.empty()) throw ExecError("no program: racelab exec [options] -- PROGRAM ARGS...");

@@ -368,9 +368,9 @@ TrialResult ExecWorker::classify(const TrialSpec& spec, int status, bool killed,
   if (WIFEXITED(status)) r.metrics["exit_status"] = WEXITSTATUS(status);
   const std::string pattern = spec.knobs.value("fail_on_output", "");
   if (!pattern.empty()) {
-    const std::regex re(pattern);
+    const std::regex re = output_pattern(pattern);  // checked with the knobs; bounded (engine/exec_host.h)
     for (const auto& l : lines) {
-      if (!std::regex_search(l, re)) continue;
+      if (!output_matches(re, l)) continue;
       if (outcome_rank(Outcome::kWrongResult) > outcome_rank(r.outcome)) {
         r.outcome = Outcome::kWrongResult;
         r.detail = fmt::format("output matched --fail-on-output '{}': {}", pattern, l);

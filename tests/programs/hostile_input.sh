@@ -9,9 +9,12 @@
 #      with --any-program it replays and says so in a warning;
 #   3. a program whose output is not UTF-8 (BAD_OUTPUT prints such bytes and
 #      exits 1) is `error` with its schedule saved; before, the worker died
-#      encoding the output and every trial was a `crash`.
+#      encoding the output and every trial was a `crash`;
+#   4. --fail-on-output: a pattern nested thousands deep is a bad flag (exit
+#      2), and matching along a 200,000-character line (LONG_LINE) holds;
+#      before, std::regex ran out of stack: racelab, or the worker (`crash`).
 set -euo pipefail
-racelab=$1 buggy=$2 fixed=$3 bad_output=$4
+racelab=$1 buggy=$2 fixed=$3 bad_output=$4 long_line=$5
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "hostile_input.sh: $*" >&2; exit 1; }
@@ -76,4 +79,13 @@ says bad_output "error            3"
 says bad_output "not text"
 never bad_output "crash"
 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work"/bad/*error.json || fail "the schedule of a non-UTF-8 failure is not JSON"
+
+# 4. std::regex's recursion.
+deep=$(python3 -c "print('(' * 30000 + 'a' + ')' * 30000)")
+run deep 2 exec -n 1 --fail-on-output "$deep" -- "$long_line"
+says deep "expected a regular expression of at most 1024 characters"
+run nested 2 exec -n 1 --fail-on-output "$(python3 -c "print('(' * 40 + 'a' + ')' * 40)")" -- "$long_line"
+says nested "groups nested at most 32 deep"
+run long 0 exec -n 2 --timeout 20 --fail-on-output '(a|b)*c' -- "$long_line"
+says long "holds            2"
 echo "hostile_input.sh: ok"
