@@ -320,7 +320,7 @@ Schedule load_schedule(const std::string& path) {
   json j;
   try {
     j = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e999999
     throw ScheduleError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
   return Schedule::from_json(j, path);

@@ -158,7 +158,7 @@ std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, cons
                              "each key once (JSON keeps only the last, silently)"});
       if (!parsed.duplicates.empty()) continue;
       doc = std::move(parsed.doc);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e999999
       problems->push_back({f, "$", std::string("invalid JSON (") + e.what() + ")", "a JSON document"});
       continue;
     }

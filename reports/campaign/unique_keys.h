@@ -31,7 +31,9 @@ struct ParsedJson {
   std::vector<DuplicateKey> duplicates;   // in text order
 };
 
-// Throws nlohmann::json::parse_error for text that is not JSON.
+// Throws nlohmann::json::exception for text that is not JSON nlohmann can
+// hold: a parse_error, or an out_of_range for a number beyond a double
+// (1e999999).
 ParsedJson parse_json_finding_duplicates(const std::string& text);
 
 }  // namespace racelab::reports

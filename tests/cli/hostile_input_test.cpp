@@ -130,12 +130,27 @@ TEST(HostileInput, ValidateRangeChecksCountsAndTimes) {
     EXPECT_EQ(r.code, 3) << c.budget << c.extra << ":\n" << r.output;
     EXPECT_NE(r.output.find(file + ": " + c.path + ": found"), std::string::npos) << r.output;
   }
+  // A number beyond a double is invalid JSON (it was an internal error, exit 70).
+  const std::string huge = dir.write("huge.json", scenario_with(R"({"strategy": "random", "trials": 2, "seconds": 1e999999})"));
+  auto h = racelab("validate " + huge);
+  EXPECT_EQ(h.code, 3) << h.output;
+  EXPECT_NE(h.output.find(huge + ": $: found invalid JSON"), std::string::npos) << h.output;
   // The largest values allowed still validate.
   const std::string file = dir.write(
       "max.json", scenario_with(R"({"strategy": "random", "trials": 1000000000, "seconds": 604800})",
                                 R"("trial_timeout_s": 604800,)"));
   const auto r = racelab("validate " + file);
   EXPECT_EQ(r.code, 0) << r.output;
+}
+
+TEST(HostileInput, AScheduleWithANumberBeyondADoubleIsBadInput) {
+  ScratchDir dir;
+  const std::string file = dir.write("huge.json", R"({"format": "racelab-schedule", "version": 1, "seed": 1e999999})");
+  for (const char* cmd : {"replay", "minimize"}) {
+    const auto r = racelab(std::string(cmd) + " " + file + " --in-process");
+    EXPECT_EQ(r.code, 3) << cmd << ":\n" << r.output;  // it was an internal error, exit 70
+    EXPECT_NE(r.output.find(file + ": not valid JSON"), std::string::npos) << cmd << ":\n" << r.output;
+  }
 }
 
 TEST(HostileInput, AScheduleFolderThatCannotBeMadeFailsBeforeAnyTrial) {

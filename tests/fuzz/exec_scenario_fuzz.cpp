@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   racelab::reports::ParsedJson parsed;
   try {
     parsed = racelab::reports::parse_json_finding_duplicates(text);
-  } catch (const nlohmann::json::parse_error&) {
+  } catch (const nlohmann::json::exception&) {  // not JSON, or a number beyond a double
     return 0;
   }
   // A duplicate is found where nlohmann sees one: the two places differ, the later one second.
