@@ -373,6 +373,9 @@ int run_catalogue(bool ci, int argc, char** argv) {
                  "or both, each real-torch scenario beside its model twin (default: the files given, or the "
                  "model's catalogue)");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  for (int rc : {require_output(app.get_name(), "--out", f.out, Output::kFolder),
+                 require_output(app.get_name(), "--junit", f.junit, Output::kFileAnyFolder)})
+    if (rc != kGoOn) return rc;
   if (!backends.empty()) {
     std::string error;
     std::vector<std::string> files;
@@ -423,6 +426,10 @@ int run_catalogue(bool ci, int argc, char** argv) {
     std::vector<std::string> errors;
     json report = rebuild_report(results, &errors);
     for (const auto& e : errors) std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), e.c_str());
+    // A shard's torn or missing records, by file and line (the report lists them too).
+    if (!report.is_null())
+      for (const auto& w : report["campaign"]["warnings"])
+        std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), w.get<std::string>().c_str());
     const bool interrupted = interrupt_requested();
     if (report.is_null()) {
       // No shard wrote a header (each was killed before it could): the report

@@ -12,6 +12,7 @@
 #include "cli/flags.h"
 #include "engine/python_host.h"
 #include "engine/run_trial.h"
+#include "engine/schedule_fit.h"
 #include "racelab/workload.h"
 #include "engine/supervisor.h"
 #include "racelab/exit_code.h"
@@ -77,6 +78,7 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
       ->capture_default_str();
   app.add_flag("--in-process", in_process, "Run trials in this process (no crash isolation)");
   app.add_flag("-q,--quiet", quiet, "Print only the summary");
+  add_any_program_flag(app, &spec.any_program);
   add_python_option(app);
 }
 
@@ -104,6 +106,7 @@ void print_failure(const TrialRecord& r, bool show_schedule_file) {
 
 int run_cell_flags(CellFlags& f, CellSummary* sum) {
   f.spec.supervised = !f.in_process;
+  f.spec.warn = print_warning;
   if (f.exec) {
     if (!f.knobs.empty() || f.in_process) {
       std::fprintf(stderr, "racelab: --exec takes no --knob and no --in-process: the program runs in its own process\n");
@@ -145,6 +148,10 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
       return kExitUsage;
     }
   }
+  // Before the first trial: a failing schedule or a record that cannot be written loses the trials before it.
+  for (int rc : {require_output("racelab", "--results", f.results, Output::kFile),
+                 require_output("racelab", "--schedule-dir", f.spec.schedule_dir, Output::kFolder)})
+    if (rc != kGoOn) return rc;
   std::unique_ptr<JsonlWriter> out;
   try {
     if (!f.results.empty()) out = std::make_unique<JsonlWriter>(f.results);
@@ -222,9 +229,26 @@ void print_summary(const CellSpec& spec, const CellSummary& sum) {
   }
 }
 
-bool load_schedule_or_report(const std::string& arg, Schedule* s) {
+void add_any_program_flag(CLI::App& app, bool* any_program) {
+  app.add_flag("--any-program", *any_program,
+               "Replay a schedule even when it names no program, or another build of it (warns: a divergence may "
+               "then mean another program, not another outcome)");
+}
+
+void print_warning(const std::string& text) {
+  std::fprintf(stderr, "racelab: warning: %s\n", text.c_str());
+  std::fflush(stderr);
+}
+
+bool load_schedule_or_report(const std::string& arg, Schedule* s, bool any_program) {
   try {
     *s = load_schedule_arg(arg);
+    // Made for this program (before its knobs are checked: a program of another build is that, not a bad knob).
+    const std::string warning = check_schedule_fits(*s, schedule_source(arg), s->workload, s->knobs, any_program);
+    if (!warning.empty()) {
+      print_warning(warning);
+      adopt_program(s);
+    }
     // What it names must exist here, before any trial: a config error with the
     // file's name, never a trial's "bad trial".
     const Workload& w = require_workload(s->workload);

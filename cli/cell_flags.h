@@ -64,8 +64,14 @@ void add_failure_output_flags(CLI::App& app, CellFlags& flags);
 int run_cell_and_summarise(CellFlags& flags);
 
 // A schedule file or racelab1: string whose workload, mitigation and knobs
-// exist here; prints the problem (naming the file) and returns false when not.
-bool load_schedule_or_report(const std::string& file_or_compact, Schedule* out);
+// exist here and whose program is the one here (engine/schedule_fit.h; with
+// any_program, any, with a warning); prints the problem (naming the file) and
+// returns false when not.
+bool load_schedule_or_report(const std::string& file_or_compact, Schedule* out, bool any_program);
+// --any-program: replay a schedule made for another program, or naming none.
+void add_any_program_flag(CLI::App& app, bool* any_program);
+// How racelab prints a warning it goes on after: "racelab: warning: TEXT".
+void print_warning(const std::string& text);
 // How messages name a schedule argument: its path, or "compact form".
 std::string schedule_source(const std::string& file_or_compact);
 

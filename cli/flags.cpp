@@ -1,11 +1,13 @@
 #include "cli/flags.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "racelab/exit_code.h"
@@ -79,6 +81,46 @@ int require_input_file(const CLI::App& app, const std::string& path) {
   else if (!std::ifstream(path)) why = "not readable";
   if (why == nullptr) return kGoOn;
   std::fprintf(stderr, "%s: %s: %s\n", app.get_name().c_str(), path.c_str(), why);
+  return kExitBadInput;
+}
+
+namespace {
+
+// Why `path` cannot be written as `kind`, or "" when it can.
+std::string output_problem(const std::string& path, Output kind) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (kind == Output::kFolder && !S_ISDIR(st.st_mode)) return "not a directory (a folder is expected here)";
+    if (kind != Output::kFolder && S_ISDIR(st.st_mode)) return "is a directory, expected a file";
+    if (::access(path.c_str(), kind == Output::kFolder ? W_OK | X_OK : W_OK) != 0)
+      return std::string("not writable (") + std::strerror(errno) + ")";
+    return "";
+  }
+  if (errno != ENOENT && errno != ENOTDIR) return std::strerror(errno);
+  // Not there: the nearest folder above it that exists must take new entries.
+  namespace fs = std::filesystem;
+  fs::path above = fs::path(path).parent_path();
+  if (kind == Output::kFile) {
+    const std::string dir = above.empty() ? "." : above.string();
+    if (::stat(dir.c_str(), &st) != 0) return "its folder " + dir + " does not exist";
+  }
+  while (!above.empty() && ::stat(above.c_str(), &st) != 0) above = above.parent_path();
+  const std::string dir = above.empty() ? "." : above.string();
+  if (above.empty() && ::stat(".", &st) != 0) return std::string("the current folder: ") + std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return dir + " is a file, not a folder: nothing can be made below it";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return "cannot make anything in " + dir + " (" + std::strerror(errno) + ")";
+  return "";
+}
+
+}  // namespace
+
+int require_output(const std::string& who, const std::string& flag, const std::string& path, Output kind) {
+  if (path.empty()) return kGoOn;
+  const std::string why = output_problem(path, kind);
+  if (why.empty()) return kGoOn;
+  std::fprintf(stderr, "%s: %s %s: %s (checked before any work, so none is lost)\n", who.c_str(),
+               flag.c_str(), path.c_str(), why.c_str());
   return kExitBadInput;
 }
 

@@ -36,6 +36,21 @@ CLI::Validator non_negative_seconds(); // a number >= 0
 // kExitBadInput -- a missing input is bad input (3) in every command.
 int require_input_file(const CLI::App& app, const std::string& path);
 
+// What an output flag names, for require_output().
+enum class Output {
+  kFile,           // a file in a folder that exists (--results, a schedule's -o)
+  kFileAnyFolder,  // a file; racelab makes its missing folders (--junit, reproduce -o)
+  kFolder,         // a folder; racelab makes it and its missing parents (--out, --schedule-dir)
+};
+
+// An output named on the command line, checked before any work, so no trial
+// is lost to a path that cannot be written: kGoOn when `path` is empty or
+// can be written as `kind` says (it exists and is writable, or the nearest
+// folder above it that exists is a writable folder); otherwise prints
+// "WHO: FLAG PATH: why" (WHO: "racelab CMD") and returns kExitBadInput.
+// Nothing is made.
+int require_output(const std::string& who, const std::string& flag, const std::string& path, Output kind);
+
 }  // namespace racelab::cli
 
 #endif  // RACELAB_CLI_FLAGS_H_

@@ -22,6 +22,9 @@ int merge_command(int argc, char** argv) {
   app.add_option("--junit", junit, "Also write JUnit XML here");
   app.add_flag("--ci", ci, "Exit 1 unless every expectation holds, incomplete ones included (as `racelab ci` does)");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  for (int rc : {require_output(app.get_name(), "--out", out, Output::kFolder),
+                 require_output(app.get_name(), "--junit", junit, Output::kFileAnyFolder)})
+    if (rc != kGoOn) return rc;
   std::vector<std::string> errors;
   nlohmann::json report;
   try {
@@ -33,6 +36,8 @@ int merge_command(int argc, char** argv) {
   for (const auto& e : errors) std::fprintf(stderr, "racelab merge: %s\n", e.c_str());
   if (!errors.empty() || report.is_null()) return kExitBadInput;
   const auto& c = report["campaign"];
+  // What was skipped or missing, by file and line (the report lists them too).
+  for (const auto& w : c["warnings"]) std::fprintf(stderr, "racelab merge: %s\n", w.get<std::string>().c_str());
   if (!c["complete"].get<bool>())
     std::fprintf(stderr, "racelab merge: %lld of %lld cells present -- a shard is missing or was interrupted\n",
                  static_cast<long long>(c["cells_done"].get<int64_t>()),

@@ -18,7 +18,7 @@ int minimize_command(int argc, char** argv) {
   CLI::App app{"Delta-debug the preemptions of a failing schedule, keeping its outcome class", argv[0]};
   std::string arg, out_path;
   int64_t budget = 400;
-  bool in_process = false;
+  bool in_process = false, any_program = false;
   double timeout = 30;
   app.add_option("schedule", arg, "Schedule file or compact string")->required();
   app.add_option("-o,--out", out_path, "Minimised schedule file (default: FILE.min.json)");
@@ -29,14 +29,19 @@ int minimize_command(int argc, char** argv) {
   app.add_option("--timeout", timeout, "Seconds before a trial counts as hung")
       ->check(positive_seconds())
       ->capture_default_str();
+  add_any_program_flag(app, &any_program);
   add_python_option(app);
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  if (int rc = require_output(app.get_name(), "--out", out_path, Output::kFile); rc != kGoOn) return rc;
   Schedule s;
-  if (!load_schedule_or_report(arg, &s)) return kExitBadInput;
+  if (!load_schedule_or_report(arg, &s, any_program)) return kExitBadInput;
   if (out_path.empty()) out_path = arg.rfind(kCompactPrefix, 0) == 0 ? s.workload + ".min.json" : minimised_path(arg);
   MinimizeResult m;
   try {
-    m = minimize(s, make_runner(in_process, timeout), budget);
+    m = minimize(s, make_runner(in_process, timeout), budget, any_program);
+  } catch (const ScheduleError& e) {
+    std::fprintf(stderr, "racelab: %s\n", e.what());
+    return kExitBadInput;
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "racelab: %s: %s\n", schedule_source(arg).c_str(), e.what());
     return kExitBadInput;

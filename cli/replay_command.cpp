@@ -20,7 +20,7 @@ int replay_command(int argc, char** argv) {
                argv[0]};
   std::string arg, out_path;
   int times = 1;
-  bool in_process = false;
+  bool in_process = false, any_program = false;
   double timeout = 30;
   app.add_option("schedule", arg, "Schedule file or compact string")->required();
   app.add_option("-n,--times", times, "Replay this many times")->check(positive_integer())->capture_default_str();
@@ -29,10 +29,12 @@ int replay_command(int argc, char** argv) {
   app.add_option("--timeout", timeout, "Seconds before a replay counts as hung")
       ->check(positive_seconds())
       ->capture_default_str();
+  add_any_program_flag(app, &any_program);
   add_python_option(app);
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  if (int rc = require_output(app.get_name(), "--out", out_path, Output::kFile); rc != kGoOn) return rc;
   Schedule s;
-  if (!load_schedule_or_report(arg, &s)) return kExitBadInput;
+  if (!load_schedule_or_report(arg, &s, any_program)) return kExitBadInput;
   TrialRunner run = make_runner(in_process, timeout);
   std::map<std::string, int> tally;
   int same = 0;

@@ -34,6 +34,7 @@ int reproduce_command(int argc, char** argv) {
     if (base.find('/') != std::string::npos) base = base.substr(base.rfind('/') + 1);
     out_path = base + ".schedule.json";
   }
+  if (int rc = require_output(app.get_name(), "--out", out_path, Output::kFileAnyFolder); rc != kGoOn) return rc;
   std::string dir = out_path.find('/') == std::string::npos ? "." : out_path.substr(0, out_path.rfind('/'));
   f.spec.stop_at_first_failure = true;
   f.spec.schedule_dir = dir;
@@ -64,7 +65,13 @@ int reproduce_command(int argc, char** argv) {
   }
   Schedule final_schedule = found;
   if (!no_minimize) {
-    MinimizeResult m = minimize(found, make_runner(f.in_process, f.spec.trial_timeout_s), min_budget);
+    MinimizeResult m;
+    try {
+      m = minimize(found, make_runner(f.in_process, f.spec.trial_timeout_s), min_budget, f.spec.any_program);
+    } catch (const ScheduleError& e) {
+      // The program changed on disk while racelab searched: the schedule is kept as found.
+      m.error = e.what();
+    }
     if (!m.ok) {
       std::printf("minimise: %s\n", m.error.c_str());
     } else {

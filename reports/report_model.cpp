@@ -162,7 +162,7 @@ std::map<CellKey, CellStats> gather_cells(const ResultsData& data, const std::ve
 
 // The "campaign" object: identity and totals.
 json campaign_json(const ResultsData& data, const Campaign& c, const std::map<CellKey, CellStats>& stats) {
-  bool interrupted = data.ends.size() < data.headers.size();
+  bool interrupted = data.ends.size() < data.headers.size() || !data.unfinished.empty();
   double wall_s = 0;
   for (const auto& e : data.ends) {
     interrupted |= e.value("interrupted", false);

@@ -1,8 +1,7 @@
 #include "engine/cell.h"
 
-#include <sys/stat.h>
-
 #include <chrono>
+#include <filesystem>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,8 +11,10 @@
 #include "engine/exec_host.h"
 #include "engine/run_trial.h"
 #include "engine/schedule.h"
+#include "engine/schedule_fit.h"
 #include "engine/strategy.h"
 #include "engine/supervisor.h"
+#include "racelab/file_error.h"
 
 namespace racelab {
 
@@ -74,6 +75,13 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
   // The portfolio's arms are all controlled; a race that exists only free
   // running gets the free-running strategy instead, and the records say so.
   if (strategy == "auto" && w.needs_free_running) strategy = "os";
+  // A replayed schedule must be one of this program's (engine/schedule_fit.h).
+  if (const StrategyName sn = parse_strategy(strategy); sn.kind == StrategyName::Kind::kReplay) {
+    const std::string source = sn.replay.rfind(kCompactPrefix, 0) == 0 ? "compact form" : sn.replay;
+    const std::string warning =
+        check_schedule_fits(load_schedule_arg(sn.replay), source, spec.workload, knobs, spec.any_program);
+    if (!warning.empty() && spec.warn) spec.warn(warning);
+  }
   std::unique_ptr<StrategyDriver> driver = make_driver(strategy, spec.threads, spec.seed);
   if (w.needs_free_running && driver->controlled())
     throw std::invalid_argument(fmt::format(
@@ -84,7 +92,12 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     throw std::invalid_argument(fmt::format("workload '{}' runs in a {} worker, never in-process", w.name, w.host));
   // A Python workload without --python is a configuration error before any trial.
   if (spec.supervised && spec.workload != kExecWorkload) (void)supervisor_for(w);
-  if (!spec.schedule_dir.empty()) ::mkdir(spec.schedule_dir.c_str(), 0755);
+  if (!spec.schedule_dir.empty()) {
+    // Made now, parents too; a folder that cannot be made fails here, before any trial.
+    std::error_code ec;
+    std::filesystem::create_directories(spec.schedule_dir, ec);
+    if (ec) throw FileError(fmt::format("cannot make the schedule folder {}: {}", spec.schedule_dir, ec.message()));
+  }
 
   CellSummary sum;
   std::set<std::string> saved_classes;

@@ -46,6 +46,11 @@ struct CellSpec {
   bool supervised = true;
   double trial_timeout_s = 30;  // -> hang: the worker's watchdog at half of it (no progress), the parent's kill at it
   std::string schedule_dir;  // where failing schedules go ("" = not written)
+  // Strategy replay:FILE: a schedule made for another program, or naming
+  // none, is replayed anyway (engine/schedule_fit.h) and `warn` is told so
+  // before the first trial.
+  bool any_program = false;
+  std::function<void(const std::string&)> warn;
 };
 
 struct CellSummary {
@@ -65,7 +70,8 @@ struct CellSummary {
 
 // Runs trials of one cell, calling sink(record) as each finishes (the caller
 // appends to JSONL). Throws std::invalid_argument (unknown workload, knob,
-// mitigation, strategy) or ScheduleError (bad replay schedule) before any trial,
+// mitigation, strategy) or ScheduleError (bad replay schedule, or one made for
+// another workload or program: engine/schedule_fit.h) before any trial,
 // and ExecError (engine/exec_host.h) when a trial cannot run here: an exec
 // program that never reached main, a CUDA workload without a device.
 CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialRecord&)>& sink);

@@ -39,6 +39,7 @@
 #ifndef RACELAB_ENGINE_EXEC_HOST_H_
 #define RACELAB_ENGINE_EXEC_HOST_H_
 
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -84,6 +85,23 @@ inline double exec_backstop_s(double watchdog_s) { return 10 * watchdog_s + 30; 
 // The largest max_steps an exec trial may ask for: a schedule holds every step's
 // decision, and beyond this it would not fit (engine/schedule.cpp).
 inline constexpr int64_t kMaxExecSteps = 10000000;
+
+// --fail-on-output: libstdc++'s std::regex compiles and matches by recursion,
+// so a pattern of thousands of nested groups, or a match along a very long
+// output line, runs out of stack -- a crash instead of an answer. A pattern is
+// therefore at most kMaxOutputPatternChars long, its groups nested at most
+// kMaxOutputPatternDepth deep and its counted repetitions ({n}, {n,m}) at
+// most kMaxOutputPatternRepeat; a line is matched on its first
+// kMaxMatchedLineBytes bytes.
+inline constexpr size_t kMaxOutputPatternChars = 1024;
+inline constexpr int kMaxOutputPatternDepth = 32;
+inline constexpr long kMaxOutputPatternRepeat = 1000;
+inline constexpr size_t kMaxMatchedLineBytes = 4096;
+// The pattern compiled (ECMAScript); throws std::invalid_argument saying what
+// is wrong with one that does not compile or is beyond those bounds.
+std::regex output_pattern(const std::string& pattern);
+// Whether the first kMaxMatchedLineBytes bytes of `line` contain a match.
+bool output_matches(const std::regex& pattern, const std::string& line);
 
 // The knobs of the "exec" workload for `program`, after checking it (throws ExecError).
 nlohmann::json exec_knobs(const ExecProgram& program);

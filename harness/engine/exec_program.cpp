@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +16,8 @@
 #include <map>
 #include <memory>
 #include <regex>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -21,6 +25,7 @@
 #include "engine/exec_protocol.h"
 #include "engine/python_host.h"
 #include "engine/run_trial.h"
+#include "engine/schedule_fit.h"
 #include "racelab/workload.h"
 
 #ifndef RACELAB_PRELOAD_BUILD_PATH
@@ -71,6 +76,31 @@ std::string resolve(const std::string& name) {
   return buf;
 }
 
+// The interpreter a script's "#!" line names, as a person would type it:
+// "/bin/sh", "python3" for "#!/usr/bin/env python3" (env's options skipped),
+// "" when `path` does not start with "#!".
+std::string shebang_interpreter(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  char c;
+  while (line.size() < 256 && in.get(c) && c != '\n') line += c;
+  if (line.rfind("#!", 0) != 0) return "";
+  std::vector<std::string> words;
+  for (size_t i = 2; i < line.size();) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    size_t j = i;
+    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+    if (j > i) words.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  if (words.empty()) return "";
+  if (words[0] == "/usr/bin/env" || words[0] == "/bin/env") {
+    for (size_t k = 1; k < words.size(); ++k)
+      if (words[k][0] != '-' && words[k].find('=') == std::string::npos) return words[k];
+  }
+  return words[0];
+}
+
 // Whether `path` is an ELF executable with a program interpreter (dynamically
 // linked): the preload library reaches nothing else.
 void check_elf(const std::string& path) {
@@ -78,11 +108,13 @@ void check_elf(const std::string& path) {
   Elf64_Ehdr eh{};
   in.read(reinterpret_cast<char*>(&eh), sizeof(eh));
   if (!in || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-    const bool script = eh.e_ident[0] == '#' && eh.e_ident[1] == '!';
+    const std::string interpreter = shebang_interpreter(path);
     throw ExecError(fmt::format("program {}: not an ELF executable{}", path,
-                                script ? " but a script: name the program it runs, e.g. racelab exec -- python3 "
-                                         "SCRIPT (racelab controls the interpreter's threads)"
-                                       : ""));
+                                interpreter.empty()
+                                    ? ""
+                                    : fmt::format(" but a script: name the program it runs, racelab exec -- {} {} "
+                                                  "(racelab controls the interpreter's threads)",
+                                                  interpreter, path)));
   }
   if (eh.e_ident[EI_CLASS] != ELFCLASS64)
     throw ExecError(fmt::format("program {}: a 32-bit ELF file; racelab's preload library is 64-bit", path));
@@ -145,10 +177,9 @@ void check_knobs(const json& knobs) {
   std::vector<std::string> argv = argv_of(knobs);
   env_of(knobs);
   try {
-    std::regex(knobs.at("fail_on_output").get<std::string>());
-  } catch (const std::regex_error& e) {
-    throw KnobError("fail_on_output", knobs.at("fail_on_output").dump(),
-                    fmt::format("a regular expression ({})", e.what()));
+    (void)output_pattern(knobs.at("fail_on_output").get<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw KnobError("fail_on_output", knobs.at("fail_on_output").dump(), e.what());
   }
   int_knob(knobs, "expect_exit", 0, 255);
   int_knob(knobs, "let_go_ms", 0, 600000);
@@ -191,6 +222,12 @@ int64_t real_time_now_ns() {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+// An exec schedule names its program by program_id (engine/schedule_fit.h).
+const ProgramIdentityRegistrar kExecIdentity{
+    kExecWorkload,
+    {"program_id", [](const json& knobs) { return program_id(resolve(argv_of(knobs).at(0))); },
+     [](const json& knobs) { return "program " + resolve(argv_of(knobs).at(0)); }}};
+
 std::string exe_dir() {
   char buf[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -200,6 +237,54 @@ std::string exe_dir() {
 }
 
 }  // namespace
+
+std::regex output_pattern(const std::string& pattern) {
+  if (pattern.size() > kMaxOutputPatternChars)
+    throw std::invalid_argument(fmt::format("a regular expression of at most {} characters (this one has {})",
+                                            kMaxOutputPatternChars, pattern.size()));
+  // Group depth and counted repetitions, outside character classes and escapes.
+  int depth = 0, deepest = 0;
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+    } else if (c == '(') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ')') {
+      --depth;
+    } else if (c == '{') {
+      for (size_t j = i + 1; j < pattern.size() && (std::isdigit(static_cast<unsigned char>(pattern[j])) ||
+                                                    pattern[j] == ',');
+           ++j) {
+        if (pattern[j] == ',') continue;
+        size_t k = j;
+        while (k < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[k]))) ++k;
+        if (k - j > 4 || std::stol(pattern.substr(j, k - j)) > kMaxOutputPatternRepeat)
+          throw std::invalid_argument(fmt::format(
+              "a regular expression whose counted repetitions are at most {{{}}}", kMaxOutputPatternRepeat));
+        j = k - 1;
+      }
+    }
+  }
+  if (deepest > kMaxOutputPatternDepth)
+    throw std::invalid_argument(fmt::format("a regular expression with groups nested at most {} deep (this one: {})",
+                                            kMaxOutputPatternDepth, deepest));
+  try {
+    return std::regex(pattern);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument(fmt::format("a regular expression ({})", e.what()));
+  }
+}
+
+bool output_matches(const std::regex& pattern, const std::string& line) {
+  if (line.size() <= kMaxMatchedLineBytes) return std::regex_search(line, pattern);
+  return std::regex_search(line.begin(), line.begin() + kMaxMatchedLineBytes, pattern);
+}
 
 json exec_knobs(const ExecProgram& p) {
   if (p.argv.empty()) throw ExecError("no program: racelab exec [options] -- PROGRAM ARGS...");

@@ -371,9 +371,9 @@ TrialResult ExecWorker::classify(const TrialSpec& spec, int status, bool killed,
   if (WIFEXITED(status)) r.metrics["exit_status"] = WEXITSTATUS(status);
   const std::string pattern = spec.knobs.value("fail_on_output", "");
   if (!pattern.empty()) {
-    const std::regex re(pattern);
+    const std::regex re = output_pattern(pattern);  // checked with the knobs; bounded (engine/exec_host.h)
     for (const auto& l : lines) {
-      if (!std::regex_search(l, re)) continue;
+      if (!output_matches(re, l)) continue;
       if (outcome_rank(Outcome::kWrongResult) > outcome_rank(r.outcome)) {
         r.outcome = Outcome::kWrongResult;
         r.detail = fmt::format("output matched --fail-on-output '{}': {}", pattern, l);
@@ -440,7 +440,9 @@ int exec_worker_main(const std::vector<std::string>& program, bool fork_server) 
     if (in_trace) r.decisions.clear();
     json out = r.to_json();
     if (in_trace) out["decisions_in_trace"] = true;
-    const std::string result = out.dump() + "\n";
+    // The program's output (detail, output_tail) is any bytes: invalid UTF-8 is
+    // replaced, or dump() would throw and the worker die for the program's words.
+    const std::string result = out.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
     std::fprintf(stderr, "@@racelab-trial-end %lld\n", static_cast<long long>(trial));
     std::fflush(stderr);
     if (!write_all(kResultFd, result)) return 0;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/schedule_fit.h"
+
 namespace racelab {
 
 using nlohmann::json;
@@ -40,7 +42,10 @@ TrialSpec preempt_spec(const Schedule& s, const std::vector<Switch>& set) {
 
 }  // namespace
 
-MinimizeResult minimize(const Schedule& input, const TrialRunner& run, int64_t max_trials) {
+MinimizeResult minimize(const Schedule& given, const TrialRunner& run, int64_t max_trials, bool any_program) {
+  // Every replay below runs the schedule's own knobs: its program must still be the one it was made for.
+  Schedule input = given;
+  if (!check_schedule_fits(given, "schedule", given.workload, given.knobs, any_program).empty()) adopt_program(&input);
   MinimizeResult res;
   TrialResult base = run(input.replay_spec());
   res.trials = 1;

@@ -32,7 +32,10 @@ struct MinimizeResult {
   int64_t trials = 0;       // trials the search ran
 };
 
-MinimizeResult minimize(const Schedule& input, const TrialRunner& run, int64_t max_trials = 400);
+// Throws ScheduleError before any trial when `input` does not fit its program
+// (engine/schedule_fit.h), unless any_program (the caller has warned).
+MinimizeResult minimize(const Schedule& input, const TrialRunner& run, int64_t max_trials = 400,
+                        bool any_program = false);
 
 }  // namespace racelab
 

@@ -311,7 +311,10 @@ TrialSpec Schedule::replay_spec() const {
   return t;
 }
 
-void save_schedule(const Schedule& s, const std::string& path) { write_file_atomically(path, s.to_json().dump(1) + "\n"); }
+// A failing trial's detail quotes the program's output, any bytes: invalid UTF-8 is replaced, not thrown.
+void save_schedule(const Schedule& s, const std::string& path) {
+  write_file_atomically(path, s.to_json().dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+}
 
 Schedule load_schedule(const std::string& path) {
   std::ifstream in(path);
@@ -319,7 +322,7 @@ Schedule load_schedule(const std::string& path) {
   json j;
   try {
     j = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e999999
     throw ScheduleError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
   return Schedule::from_json(j, path);
@@ -328,7 +331,7 @@ Schedule load_schedule(const std::string& path) {
 std::string to_compact(const Schedule& s) {
   json a = json::array({1, s.workload, s.mitigation, s.threads, s.seed, outcome_name(s.outcome), s.knobs,
                         s.scenario, rle_encode(s.decisions)});
-  return std::string(kCompactPrefix) + b64_encode(a.dump());
+  return std::string(kCompactPrefix) + b64_encode(a.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 Schedule from_compact(const std::string& text_in) {

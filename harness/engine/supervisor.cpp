@@ -309,7 +309,7 @@ TrialResult Supervisor::run(const TrialSpec& spec, double timeout_s) {
 }
 
 TrialResult Supervisor::run_once(const TrialSpec& spec, double timeout_s, std::string* external) {
-  std::string line = spec.to_json().dump() + "\n";
+  std::string line = spec.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   for (int attempt = 0;; ++attempt) {
     if (pid_ < 0) start();
     trace_->trial.store(spec.trial);

@@ -117,7 +117,9 @@ int worker_main() {
     std::fflush(stdout);
     std::fprintf(stderr, "@@racelab-trial-end %lld\n", static_cast<long long>(spec.trial));
     std::fflush(stderr);
-    if (!write_all(kResultFd, r.to_json().dump() + "\n")) return 0;  // the parent is gone
+    // A workload's message may be any bytes: invalid UTF-8 is replaced, not thrown.
+    const std::string result = r.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (!write_all(kResultFd, result)) return 0;  // the parent is gone
     if (r.process_tainted) {
       // A trial thread is stuck in the OS; static destructors could hang on it.
       std::fflush(nullptr);

@@ -1,5 +1,6 @@
 #include "reports/campaign/results_log.h"
 
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -50,8 +51,13 @@ void ResultsWriter::end(bool interrupted, double wall_s) {
 }
 
 void read_results(const std::string& path, ResultsData* data) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw std::runtime_error(fmt::format("{}: is a directory, expected a results file (e.g. {}/results.jsonl)",
+                                         path, path));
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read results file " + path);
+  bool saw_end = false;
   std::string text;
   size_t lineno = 0;
   bool saw_header = false;
@@ -95,8 +101,10 @@ void read_results(const std::string& path, ResultsData* data) {
       }
       else if (j.contains("cell"))
         data->cells.push_back(j["cell"]);
-      else if (j.contains("end"))
+      else if (j.contains("end")) {
         data->ends.push_back(j["end"]);
+        saw_end = true;
+      }
       else
         data->warnings.push_back(fmt::format("{}:{}: skipped an unknown record", path, lineno));
     } catch (const std::exception& e) {
@@ -104,6 +112,13 @@ void read_results(const std::string& path, ResultsData* data) {
     }
   }
   if (!saw_header) throw std::runtime_error(path + ": empty results file (no campaign header line)");
+  if (!saw_end) {
+    // Its writer never finished: the trials above are whole, the campaign is not.
+    data->warnings.push_back(fmt::format(
+        "{}:{}: no end record (its campaign was interrupted or killed, or is still running): counted as interrupted",
+        path, lineno + 1));
+    data->unfinished.push_back(path);
+  }
 }
 
 }  // namespace racelab::reports

@@ -9,8 +9,9 @@
 //                         cell's seed (the record's own seed is the trial's);
 //   {"cell": {...}}       a finished cell: its spec and the engine's CellSummary;
 //   {"end": {...}}        the campaign ended (interrupted or not) and its wall time.
-// A killed campaign leaves a prefix of this: every finished trial survives, and a
-// torn last line is skipped on reading.
+// A killed campaign leaves a prefix of this: every finished trial survives, a
+// torn last line is skipped on reading (with a warning naming its file and
+// line), and a file with no "end" record counts as interrupted.
 #ifndef RACELAB_REPORTS_RESULTS_LOG_H_
 #define RACELAB_REPORTS_RESULTS_LOG_H_
 
@@ -51,11 +52,13 @@ struct ResultsData {
   std::vector<uint64_t> cell_seeds;     // parallel to trials: the seed of the trial's cell
   std::vector<nlohmann::json> cells;    // the "cell" objects
   std::vector<nlohmann::json> ends;
-  std::vector<std::string> warnings;    // torn or unknown lines that were skipped
+  std::vector<std::string> warnings;    // torn, unknown or missing records, each "FILE:LINE: what"
+  std::vector<std::string> unfinished;  // files with no "end" record: interrupted or killed
 };
 
 // Appends `path`'s contents to `data`. Throws std::runtime_error naming the
-// file and line for a file that is not a racelab results file.
+// file (and line) for a file that is not a racelab results file: a directory,
+// an unreadable or empty file, a first line that is not the header.
 void read_results(const std::string& path, ResultsData* data);
 
 }  // namespace racelab::reports

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/campaign/unique_keys.h"
+
 namespace racelab::reports {
 
 using nlohmann::json;
@@ -147,8 +149,16 @@ std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, cons
     }
     json doc;
     try {
-      doc = json::parse(in);
-    } catch (const json::parse_error& e) {
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      ParsedJson parsed = parse_json_finding_duplicates(text);
+      for (const auto& d : parsed.duplicates)
+        problems->push_back({f, d.path,
+                             fmt::format("the key \"{}\" twice: line {}, column {} and line {}, column {}", d.key,
+                                         d.first.line, d.first.column, d.second.line, d.second.column),
+                             "each key once (JSON keeps only the last, silently)"});
+      if (!parsed.duplicates.empty()) continue;
+      doc = std::move(parsed.doc);
+    } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e999999
       problems->push_back({f, "$", std::string("invalid JSON (") + e.what() + ")", "a JSON document"});
       continue;
     }

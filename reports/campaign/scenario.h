@@ -99,6 +99,13 @@ struct Scenario {
   const Expectation* expectation_for(const std::string& mitigation) const;
 };
 
+// The largest budgets a scenario may give: a count of trials (trials,
+// reproduces_within, holds_over) up to 10^9, a time (seconds,
+// trial_timeout_s) up to one week. Beyond them a number is a typo, and one
+// as large as 1e308 would overflow what is computed from it.
+inline constexpr int64_t kMaxScenarioTrials = 1000000000;
+inline constexpr double kMaxScenarioSeconds = 7 * 24 * 3600;
+
 struct Problem {
   std::string file;
   std::string path;  // JSON path, e.g. $.strategies[1].trials
@@ -132,7 +139,8 @@ std::string libtorch_key(const std::string& libtorch_version);
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& libtorch = "");
 
 // Reads FILE or every *.json in a directory (sorted), validating each. Files
-// that fail JSON parsing or validation add to `problems` and are skipped.
+// that fail JSON parsing or validation, or say a key of one object twice
+// (both places named), add to `problems` and are skipped.
 std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, const WorkloadLookup& lookup,
                                      std::vector<Problem>* problems, const std::string& libtorch = "");
 

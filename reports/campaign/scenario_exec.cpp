@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/exec_host.h"
 #include "racelab/workload.h"
 
 namespace racelab::reports {
@@ -148,9 +149,9 @@ void check_exec_section(const json& doc, const std::string& file, const std::vec
       sound = false;
     } else {
       try {
-        std::regex(r.get<std::string>());
-      } catch (const std::regex_error& e) {
-        add("$.exec.fail_on_output", show(r), fmt::format("a regular expression ({})", e.what()));
+        (void)output_pattern(r.get<std::string>());
+      } catch (const std::invalid_argument& e) {
+        add("$.exec.fail_on_output", show(r), e.what());
         sound = false;
       }
     }

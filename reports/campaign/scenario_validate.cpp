@@ -78,13 +78,21 @@ class Checker {
     if (nonempty && v.get<std::string>().empty()) return add(path, "\"\"", "a non-empty string"), false;
     return true;
   }
-  bool positive_int(const json& v, const std::string& path) {
-    if (!v.is_number_integer() || v.get<int64_t>() < 1)
-      return add(path, show(v), "an integer >= 1"), false;
+  // A count of trials: 1 .. kMaxScenarioTrials.
+  bool trial_count(const json& v, const std::string& path) {
+    if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > kMaxScenarioTrials ||
+        (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(kMaxScenarioTrials)))
+      return add(path, show(v), fmt::format("an integer from 1 to {} (a count of trials)", kMaxScenarioTrials)), false;
     return true;
   }
-  bool nonneg_number(const json& v, const std::string& path) {
-    if (!v.is_number() || v.get<double>() < 0) return add(path, show(v), "a number >= 0"), false;
+  // A time: 0 (or, with positive, more) .. kMaxScenarioSeconds.
+  bool seconds(const json& v, const std::string& path, bool positive) {
+    if (!v.is_number() || (positive ? v.get<double>() <= 0 : v.get<double>() < 0) ||
+        !(v.get<double>() <= kMaxScenarioSeconds))
+      return add(path, show(v),
+                 fmt::format("a number of seconds {} and at most {} (one week)", positive ? "> 0" : ">= 0",
+                             static_cast<int64_t>(kMaxScenarioSeconds))),
+             false;
     return true;
   }
   bool failure_class(const json& v, const std::string& path) {
@@ -126,8 +134,8 @@ void check_expectation(Checker& c, const json& e, const std::string& path, const
   if (!e.is_object()) return c.add(path, type_name(e), "an expectation object");
   c.only_keys(e, path, kExpectationKeys);
   int clauses = 0;
-  if (e.contains("reproduces_within")) ++clauses, c.positive_int(e["reproduces_within"], path + ".reproduces_within");
-  if (e.contains("holds_over")) ++clauses, c.positive_int(e["holds_over"], path + ".holds_over");
+  if (e.contains("reproduces_within")) ++clauses, c.trial_count(e["reproduces_within"], path + ".reproduces_within");
+  if (e.contains("holds_over")) ++clauses, c.trial_count(e["holds_over"], path + ".holds_over");
   if (e.contains("outcome")) ++clauses, c.failure_class(e["outcome"], path + ".outcome");
   if (e.contains("max_rate")) {
     ++clauses;
@@ -300,9 +308,7 @@ void check_run_options(Checker& c, const json& doc) {
   }
   if (doc.contains("supervised") && !doc["supervised"].is_boolean())
     c.add("$.supervised", show(doc["supervised"]), "true or false");
-  if (doc.contains("trial_timeout_s") &&
-      (!doc["trial_timeout_s"].is_number() || doc["trial_timeout_s"].get<double>() <= 0))
-    c.add("$.trial_timeout_s", show(doc["trial_timeout_s"]), "a number of seconds > 0");
+  if (doc.contains("trial_timeout_s")) c.seconds(doc["trial_timeout_s"], "$.trial_timeout_s", /*positive=*/true);
 }
 
 // The strategies with their budgets.
@@ -330,8 +336,8 @@ void check_strategies(Checker& c, const json& doc, const WorkloadInfo* info) {
             c.add(p + ".strategy", show(*n),
                   "os or os+jitter: workload " + doc["workload"].get<std::string>() + " races only free-running");
         }
-        if (auto* tr = c.require(st, p, "trials")) c.positive_int(*tr, p + ".trials");
-        if (st.contains("seconds")) c.nonneg_number(st["seconds"], p + ".seconds");
+        if (auto* tr = c.require(st, p, "trials")) c.trial_count(*tr, p + ".trials");
+        if (st.contains("seconds")) c.seconds(st["seconds"], p + ".seconds", /*positive=*/false);
         if (st.contains("threads")) c.thread_list(st["threads"], p + ".threads");
       }
     }

@@ -296,6 +296,57 @@ TEST(Faults, AWorkerKilledLikeTheOomKillerIsRetriedNotARace) { fault_worker(SIGK
 TEST(Faults, AWorkerSentSigsegvFromOutsideIsRetriedNotARace) { fault_worker(SIGSEGV); }
 TEST(Faults, AStoppedWorkerIsRetriedNotAHang) { fault_worker(SIGSTOP); }
 
+// ---- a loaded machine ----------------------------------------------------------
+
+// `n` processes that spin on a core each until this object goes (a CI machine
+// busy with other jobs); each dies with the test process, too.
+class BusyProcesses {
+ public:
+  explicit BusyProcesses(int n) {
+    for (int i = 0; i < n; ++i) {
+      const pid_t pid = ::fork();
+      if (pid == 0) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        volatile unsigned long spins = 0;
+        for (;;) spins = spins + 1;
+      }
+      if (pid > 0) pids_.push_back(pid);
+    }
+  }
+  ~BusyProcesses() {
+    for (pid_t p : pids_) ::kill(p, SIGKILL);
+    for (pid_t p : pids_) ::waitpid(p, nullptr, 0);
+  }
+  size_t count() const { return pids_.size(); }
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
+// A race-free catalogue workload beside three busy processes: the load makes
+// every trial slower, and must never make one anything but `holds` (no hang
+// from a watchdog, no let-go, no retry turned into a failure). Two strategies:
+// random, and pct, whose change points land anywhere in a trial.
+TEST(Faults, ARaceFreeCatalogueWorkloadBesideThreeBusyProcessesOnlyHolds) {
+  const std::string out = temp_dir();
+  BusyProcesses busy(3);
+  ASSERT_EQ(busy.count(), 3u);
+  for (const char* strategy : {"random", "pct:3"}) {
+    const std::string results = out + "/results-" + std::string(strategy == std::string("random") ? "random" : "pct") +
+                                ".jsonl";
+    const int code = run_racelab({"run", "direct_leak", "-m", "global_lock", "-t", "4", "-s", strategy, "-n", "30",
+                                  "--results", results, "-q"},
+                                 out + "/log.txt", 55);
+    SCOPED_TRACE(::testing::Message() << strategy << ": log:\n" << slurp(out + "/log.txt"));
+    ASSERT_EQ(code, racelab::kExitOk);
+    const auto lines = jsonl(results);
+    EXPECT_EQ(lines.size(), 30u);
+    for (const auto& r : lines) EXPECT_EQ(r["outcome"], "holds") << r.dump();
+  }
+  expect_files_whole(out);
+  fs::remove_all(out);
+}
+
 // ---- a full disk, an unwritable output --------------------------------------
 // What must hold here is that the run stops, names the path and leaves only
 // whole files; which non-zero code it exits with is the exit-code contract's

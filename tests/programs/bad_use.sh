@@ -24,6 +24,10 @@ expect3 "no such file" exec -n 1 -- ./no/such/file
 expect3 "statically linked" exec -n 1 -- "$static_program"
 printf '#!/bin/sh\necho hi\n' >script.sh && chmod +x script.sh
 expect3 "not an ELF executable but a script" exec -n 1 -- ./script.sh
+# The hint names the script's own interpreter, from its #! line.
+expect3 "racelab exec -- /bin/sh $work/script.sh" exec -n 1 -- ./script.sh
+printf '#!/usr/bin/env -S bash -e\necho hi\n' >script.sh
+expect3 "racelab exec -- bash $work/script.sh" exec -n 1 -- ./script.sh
 rm -f script.sh
 expect3 "never reached main" exec -n 1 -- "$before_main"
 expect3 "never reached main" exec --no-fork-server -n 1 -- "$before_main"

@@ -54,8 +54,41 @@ TEST(ResultsLog, SkipsATornLastLineWithAWarning) {
   ResultsData d;
   read_results(path, &d);
   EXPECT_EQ(d.trials.size(), 1u);
-  ASSERT_EQ(d.warnings.size(), 1u);
+  ASSERT_EQ(d.warnings.size(), 2u);
   EXPECT_NE(d.warnings[0].find(":3: skipped a torn last line"), std::string::npos) << d.warnings[0];
+  // ... and its writer never wrote an end record: the file counts as interrupted.
+  EXPECT_NE(d.warnings[1].find(path + ":4: no end record"), std::string::npos) << d.warnings[1];
+  EXPECT_EQ(d.unfinished, std::vector<std::string>{path});
+}
+
+TEST(ResultsLog, AFileWithNoEndRecordIsUnfinishedEvenBesideOneWithTwo) {
+  const auto dir = testing::make_temp_dir();
+  const std::string done = dir + "/done.jsonl", cut = dir + "/cut.jsonl";
+  {
+    ResultsWriter w(done, header());
+    w.end(false, 1.0);
+  }
+  std::ofstream(done, std::ios::app) << R"({"end": {"interrupted": false, "wall_s": 1}})" << "\n";
+  {
+    ResultsWriter w(cut, header());
+    w.trial(testing::record("none", "random", 2, 0, "holds"), 1);
+  }
+  ResultsData d;
+  read_results(done, &d);
+  read_results(cut, &d);
+  EXPECT_EQ(d.ends.size(), d.headers.size());  // counting end records alone would call this finished
+  EXPECT_EQ(d.unfinished, std::vector<std::string>{cut});
+}
+
+TEST(ResultsLog, ADirectoryIsADirectory) {
+  const auto dir = testing::make_temp_dir();
+  ResultsData d;
+  try {
+    read_results(dir, &d);
+    FAIL() << "read a directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(dir + ": is a directory"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ResultsLog, ACorruptLineInTheMiddleIsNotCalledTorn) {
