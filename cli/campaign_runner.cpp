@@ -425,6 +425,10 @@ int run_catalogue(bool ci, int argc, char** argv) {
   o.shard = shard;
   o.junit_path = f.junit;
   o.claim_file = f.claim_file;
+  // A local shard's own report is not read until it ends (the parent merges
+  // the results files): rebuilding it every few seconds over a growing
+  // results list only takes the core from the trials.
+  if (!f.claim_file.empty()) o.report_interval_s = 1e9;
   o.libtorch = trainer::compile::libtorch_full_version();
   o.progress = !f.no_progress && ::isatty(2);
   for (const auto& name : trainer::mitigation::names())

@@ -125,13 +125,17 @@ TEST(Matrix, AReproductionCellStopsOnceDecidedButKeepsTrialsForItsRate) {
   // A max_rate clause needs the rate over the whole budget: no early stop.
   s.expectations[0].max_rate = 0.9;
   for (const auto& c : plan_cells({s}, {}))
-    if (c.spec.mitigation == "none") EXPECT_FALSE(c.spec.stop_at_first_failure);
+    if (c.spec.mitigation == "none") {
+      EXPECT_FALSE(c.spec.stop_at_first_failure);
+    }
   // ci stops at the first failure, with no minimum.
   s.expectations[0].max_rate = -1;
   PlanOptions ci;
   ci.ci = true;
   for (const auto& c : plan_cells({s}, ci))
-    if (c.spec.mitigation == "none") EXPECT_EQ(c.spec.rate_trials, 0);
+    if (c.spec.mitigation == "none") {
+      EXPECT_EQ(c.spec.rate_trials, 0);
+    }
 }
 
 TEST(Campaign, ADecidedCellStopsAfterItsRateTrialsAndSaysSo) {
