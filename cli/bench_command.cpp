@@ -92,6 +92,10 @@ int bench_command(int argc, char** argv) {
   write_file_atomically(o.out_dir + "/BENCH.md", md);
   std::fputs(md.c_str(), stdout);
   std::fprintf(stderr, "bench: wrote %s/BENCH.json and BENCH.md (%.0f s)\n", o.out_dir.c_str(), b["wall_s"].get<double>());
+  // The compare section runs the catalogue: a failed expectation there, or a
+  // campaign that left no report, fails the bench as it fails `racelab compare`.
+  if (b.contains("compare") && (b["compare"].contains("error") || b["compare"].value("exit_code", 0) != 0))
+    return b["compare"].contains("error") ? kExitInternal : kExitExpectationFailed;
   if (b.contains("comparison"))
     for (auto& r : b["comparison"]["rows"])
       if (r["verdict"] == "REGRESSION") return kExitExpectationFailed;

@@ -46,7 +46,9 @@ json time_split(const json& report) {
       pn += p.first, ps += p.second;
       tn += it->second.first, tsec += it->second.second;
     }
-    if (cells > 0 && pn > 0 && tn > 0 && tsec > 0) {
+    // Only the trainer runs isolate_process as processes; the compile layer's
+    // micro workloads model it within one process (compile/mitigation/).
+    if (s.value("workload", "") == "trainer" && cells > 0 && pn > 0 && tn > 0 && tsec > 0) {
       const double process_ms = 1000.0 * ps / static_cast<double>(pn), thread_ms = 1000.0 * tsec / static_cast<double>(tn);
       ratios.push_back({{"scenario", s.value("name", "")},
                         {"cells", cells},

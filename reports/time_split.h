@@ -3,8 +3,10 @@
 //   json split = time_split(report);   // racelab bench --sections compare
 //
 // Per scenario: its trials, their summed trial time (each trial's wall_ms) and
-// share of the total, and the time per trial, costliest first. For a scenario
-// that runs both isolate_process and isolate_thread: the time per trial of
+// share of the total, and the time per trial, costliest first. For a trainer
+// scenario (where isolate_process runs a process per drafter; the micro
+// workloads model it in one process) that runs both isolate_process and
+// isolate_thread: the time per trial of
 // each, over the cells (threads, strategy, seed) both ran, and their ratio --
 // what running every drafter in a process of its own costs per trial against
 // the thread-local root fix. And, when the report has them (local shards,

@@ -17,8 +17,9 @@ TEST(TimeSplit, PerScenarioTimesSharesAndTheProcessOverThreadRatio) {
   const json report = {
       {"campaign", {{"wall_s", 10.0}, {"idle_share", 0.25}, {"jobs", 2}}},
       {"scenarios",
-       {{{"name", "micro"}, {"cells", {cell("none", 2, "random", 100, 10), cell("isolate_thread", 2, "random", 100, 10)}}},
+       {{{"name", "micro"}, {"workload", "direct_leak"}, {"cells", {cell("isolate_process", 2, "random", 100, 10), cell("isolate_thread", 2, "random", 100, 10)}}},
         {{"name", "trainer"},
+         {"workload", "trainer"},
          {"cells",
           {cell("isolate_thread", 2, "os", 2, 1000), cell("isolate_process", 2, "os", 2, 1500),
            cell("isolate_thread", 4, "os", 2, 2000), cell("isolate_process", 4, "os", 2, 3000),
@@ -31,7 +32,7 @@ TEST(TimeSplit, PerScenarioTimesSharesAndTheProcessOverThreadRatio) {
   EXPECT_NEAR(s["scenarios"][0]["trial_s"].get<double>(), 2 * (1 + 1.5 + 2 + 3 + 90), 1e-9);
   EXPECT_NEAR(s["scenarios"][1]["per_trial_ms"].get<double>(), 10, 1e-9);
   EXPECT_NEAR(s["scenarios"][0]["share"].get<double>() + s["scenarios"][1]["share"].get<double>(), 1, 1e-9);
-  ASSERT_EQ(s["isolate_process_over_thread"].size(), 1u) << "micro has no isolate_process cell";
+  ASSERT_EQ(s["isolate_process_over_thread"].size(), 1u) << "only the trainer runs processes";
   const json& r = s["isolate_process_over_thread"][0];
   EXPECT_EQ(r["cells"], 2);
   EXPECT_NEAR(r["process_ms"].get<double>(), 2250, 1e-9);
