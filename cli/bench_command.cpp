@@ -31,8 +31,9 @@ int bench_command(int argc, char** argv) {
   app.add_flag("--quick", o.quick, "Minimal iterations (the CI smoke pass); figures are not meaningful");
   app.add_option("--out", o.out_dir, "Directory for BENCH.json and BENCH.md");
   app.add_option("--sections", o.sections,
-                 "Subset of: scheduling reproduce fallback mitigations scaling search exec memory pytorch")
-      ->check(CLI::IsMember({"scheduling", "reproduce", "fallback", "mitigations", "scaling", "search", "exec", "memory", "pytorch"}));
+                 "Subset of: scheduling reproduce fallback mitigations scaling search exec memory pytorch compare "
+                 "(compare, racelab compare on the catalogue, only when named)")
+      ->check(CLI::IsMember({"scheduling", "reproduce", "fallback", "mitigations", "scaling", "search", "exec", "memory", "pytorch", "compare"}));
   add_python_option(app);
   app.add_option("--repeats", o.repeats, "Repeats per trainer cell (noise estimate)")->check(CLI::Range(1, 20));
   app.add_option("--trials", o.reproduce_trials, "Trial budget per (race, strategy) cell")->check(CLI::Range(1, 100000));
@@ -81,6 +82,7 @@ int bench_command(int argc, char** argv) {
   if (want("exec")) std::fprintf(stderr, "bench: exec\n"), b["exec"] = bench::bench_exec(o);
   if (want("memory")) std::fprintf(stderr, "bench: memory\n"), b["memory"] = bench::bench_memory(o);
   if (want("pytorch")) std::fprintf(stderr, "bench: pytorch\n"), b["pytorch"] = bench::bench_pytorch(o);
+  if (want("compare")) std::fprintf(stderr, "bench: compare\n"), b["compare"] = bench::bench_compare(o);
   b["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!o.compare.empty()) b["comparison"] = bench::compare_runs(old_run, b, o.compare);
 
@@ -90,6 +92,10 @@ int bench_command(int argc, char** argv) {
   write_file_atomically(o.out_dir + "/BENCH.md", md);
   std::fputs(md.c_str(), stdout);
   std::fprintf(stderr, "bench: wrote %s/BENCH.json and BENCH.md (%.0f s)\n", o.out_dir.c_str(), b["wall_s"].get<double>());
+  // The compare section runs the catalogue: a failed expectation there, or a
+  // campaign that left no report, fails the bench as it fails `racelab compare`.
+  if (b.contains("compare") && (b["compare"].contains("error") || b["compare"].value("exit_code", 0) != 0))
+    return b["compare"].contains("error") ? kExitInternal : kExitExpectationFailed;
   if (b.contains("comparison"))
     for (auto& r : b["comparison"]["rows"])
       if (r["verdict"] == "REGRESSION") return kExitExpectationFailed;

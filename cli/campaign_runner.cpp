@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -64,6 +65,7 @@ struct RunFlags {
   std::string out;
   std::string junit;
   std::string shard_text;
+  std::string claim_file;  // a local shard: claim cells from this shared list (reports/campaign/cell_claims.h)
   double budget_scale = 1.0;
   int jobs = 0;
   bool no_progress = false;
@@ -78,6 +80,8 @@ void add_run_flags(CLI::App& app, RunFlags& f, const std::string& default_out) {
       ->check(positive_seconds().description("SCALE>0"))
       ->capture_default_str();
   app.add_option("--shard", f.shard_text, "Run only shard i of n (1-based, e.g. 2/4); combine with `racelab merge`");
+  app.add_option("--claim-from", f.claim_file, "(internal) a local shard claims its cells through this file")
+      ->group("");
   app.add_option("--jobs,-j", f.jobs, "Run as this many parallel shards on this machine (default: one per core)")
       ->check(positive_integer());
   app.add_option("--junit", f.junit, "Also write JUnit XML here (one test case per expectation)");
@@ -132,6 +136,11 @@ pid_t start_shard(std::vector<std::string> args, const std::string& dir, const s
 std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags& f, int n, size_t total_cells) {
   std::vector<pid_t> kids;
   std::vector<std::string> results;
+  // The shards share one list of cells, costliest first (cell_claims.h): a
+  // fresh counter per campaign.
+  const std::string claims = (fs::path(f.out) / "shards" / "claims").string();
+  fs::create_directories(fs::path(claims).parent_path());
+  fs::remove(claims);
   for (int k = 1; k <= n; ++k) {
     const std::string dir = (fs::path(f.out) / "shards" / std::to_string(k)).string();
     std::vector<std::string> args = {"racelab: shard", cmd};  // argv[0]: what `ps` shows
@@ -139,7 +148,8 @@ std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags
     for (const std::string& a : {std::string("--out"), dir, std::string("--budget-scale"),
                                  fmt::format("{}", f.budget_scale), std::string("--shard"),
                                  fmt::format("{}/{}", k, n), std::string("--jobs"), std::string("1"),
-                                 std::string("--no-progress"), std::string("--no-minimize")})
+                                 std::string("--no-progress"), std::string("--no-minimize"),
+                                 std::string("--claim-from"), claims})
       args.push_back(a);
     results.push_back((fs::path(dir) / results_file_name({k - 1, n})).string());
     fs::create_directories(dir);  // here, so a path that cannot be made is the parent's exit 3
@@ -290,6 +300,9 @@ int print_campaign(const json& report, const ReportFiles& files, const std::stri
   if (!results.empty()) std::printf("results: %s\n", results.c_str());
   std::printf("wall time: %.1f s, %lld trials\n", report["campaign"]["wall_s"].get<double>(),
               static_cast<long long>(report["campaign"]["trials"].get<int64_t>()));
+  if (report["campaign"].contains("idle_share"))
+    std::printf("cores idle: %.1f%% of %d cores' wall time (local shards)\n",
+                100 * report["campaign"]["idle_share"].get<double>(), report["campaign"]["jobs"].get<int>());
   print_unmet_expectations(report);
   if (report.contains("beside_model"))
     for (const auto& p : report["beside_model"]["pairs"]) {
@@ -416,6 +429,11 @@ int run_catalogue(bool ci, int argc, char** argv) {
   o.budget_scale = f.budget_scale;
   o.shard = shard;
   o.junit_path = f.junit;
+  o.claim_file = f.claim_file;
+  // A local shard's own report is not read until it ends (the parent merges
+  // the results files): rebuilding it every few seconds over a growing
+  // results list only takes the core from the trials.
+  if (!f.claim_file.empty()) o.report_interval_s = 1e9;
   o.libtorch = trainer::compile::libtorch_full_version();
   o.progress = !f.no_progress && ::isatty(2);
   for (const auto& name : trainer::mitigation::names())
@@ -445,8 +463,15 @@ int run_catalogue(bool ci, int argc, char** argv) {
     }
     if (!ci && !f.no_minimize && !interrupted && minimize_timelines(report))
       report = rebuild_report(results, &errors);
-    report["campaign"]["wall_s"] =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    report["campaign"]["wall_s"] = wall;
+    // How much of the cores' time the shards left unused: start-up, and a
+    // shard that ran out of cells before the others did.
+    double busy = 0;
+    for (const auto& s : report["scenarios"])
+      for (const auto& c : s["cells"]) busy += c.value("wall_s", 0.0);
+    report["campaign"]["jobs"] = jobs;
+    report["campaign"]["idle_share"] = wall > 0 ? std::clamp(1.0 - busy / (jobs * wall), 0.0, 1.0) : 0.0;
     const auto files = write_reports(report, f.out, f.junit);
     return print_campaign(report, files, fmt::format("{}/shards/*/results*.jsonl", f.out), ci,
                           interrupted || report["campaign"]["interrupted"].get<bool>());

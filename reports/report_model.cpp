@@ -227,6 +227,7 @@ json cells_json(const Scenario& s, const Campaign& c, const std::map<CellKey, Ce
       if (st.summary->contains("pct")) cj["pct"] = (*st.summary)["pct"];
       if (st.summary->contains("note")) cj["note"] = (*st.summary)["note"];
       if (st.summary->contains("classes")) cj["classes"] = (*st.summary)["classes"];
+      if (st.summary->contains("stopped")) cj["stopped"] = (*st.summary)["stopped"];
     }
     cells.push_back(cj);
   }

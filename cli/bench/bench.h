@@ -28,6 +28,10 @@
 //   memory       memory-access points: a program built with them against its
 //                plain build, run natively, with the preload library loaded
 //                but not scheduling, and controlled (memory.cpp);
+//   compare      `racelab compare` on the default catalogue: trials, trial
+//                time and time per trial by scenario, the idle share of the
+//                cores, isolate_process / isolate_thread per trainer trial
+//                (catalogue.cpp; not in the default list: it runs minutes);
 //   pytorch      the direct leak on the model and on real torch (a Python
 //                worker): trials/s of a holding cell and their ratio, trials to
 //                the first failure under os, random and pct:3; skipped without
@@ -95,6 +99,7 @@ json bench_fallback(const Options& o);
 json bench_mitigations(const Options& o);
 json bench_scaling(const Options& o);
 json bench_pytorch(const Options& o);
+json bench_compare(const Options& o);
 json bench_search(const Options& o);
 // The strategies the search section compares, in table order.
 const std::vector<std::string>& search_strategies();

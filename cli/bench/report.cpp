@@ -1,5 +1,6 @@
 // cli/bench/report.cpp -- the machine's identity and BENCH.md (see bench.h).
 #include "cli/bench/bench.h"
+#include "reports/time_split.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -85,6 +86,17 @@ std::string markdown(const json& b) {
        << " ms / " << fmt_num(m["controlled"]["trial_ms_plain"], 1) << " ms |\n"
        << "| cost per memory-access point, controlled | " << fmt_num(m["controlled"]["ns_per_memory_point"], 0)
        << " ns |\n\n";
+  }
+  if (b.contains("compare")) {
+    const json& c = b["compare"];
+    if (c.contains("error")) {
+      md << "## racelab compare\n\n" << c["error"].get<std::string>() << "\n\n";
+    } else {
+      md << reports::time_split_markdown(c);
+      md << "Budget scale " << fmt_num(c["budget_scale"], 1) << "; expectations: "
+         << c["expectations"].value("passed", int64_t{0}) << " of " << c["expectations"].value("total", int64_t{0})
+         << " passed (exit " << c["exit_code"].get<int>() << ").\n\n";
+    }
   }
   if (b.contains("pytorch")) {
     auto& p = b["pytorch"];

@@ -171,7 +171,7 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     ++sum.by_outcome[rec.outcome];
     sink(rec);
     if (r.process_tainted && !spec.supervised) break;  // in-process: a thread is lost for good
-    if (is_failure(r.outcome) && spec.stop_at_first_failure) break;
+    if (spec.stop_at_first_failure && sum.failures > 0 && sum.trials >= spec.rate_trials) break;
   }
   sum.exhausted = driver->exhausted();
   sum.classes = driver->classes();

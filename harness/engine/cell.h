@@ -43,6 +43,10 @@ struct CellSpec {
   // A time cap is there to bound a slow cell, not to fail a check on a loaded machine.
   int64_t min_trials = 0;
   bool stop_at_first_failure = false;
+  // With stop_at_first_failure: the cell stops at its first failure, or, when
+  // that comes earlier, once it has run this many trials -- a cell that is
+  // decided still needs enough trials for the failure rate the report shows.
+  int64_t rate_trials = 0;
   bool supervised = true;
   double trial_timeout_s = 30;  // -> hang: the worker's watchdog at half of it (no progress), the parent's kill at it
   std::string schedule_dir;  // where failing schedules go ("" = not written)

@@ -8,10 +8,12 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "engine/outcome.h"
+#include "reports/campaign/cell_claims.h"
 #include "reports/campaign/results_log.h"
 
 namespace racelab::reports {
@@ -118,12 +120,16 @@ CampaignOutcome run_campaign(const std::vector<Scenario>& scenarios, const Campa
   popts.schedule_dir = (fs::path(out_dir) / "schedules").string();
   fs::create_directories(popts.schedule_dir);
   const auto all = plan_cells(scenarios, popts);
-  const auto cells = select_shard(all, options.shard);
+  const bool claiming = !options.claim_file.empty();
+  const auto cells = claiming ? order_by_cost(all) : select_shard(all, options.shard);
+  std::unique_ptr<CellClaims> claims;
+  if (claiming) claims = std::make_unique<CellClaims>(options.claim_file);
 
-  const json header = campaign_header(scenarios, options, cells.size(), all.size());
+  json header = campaign_header(scenarios, options, cells.size(), all.size());
+  if (claiming) header["claimed"] = true;  // cells_in_shard: the shared list it claimed from
 
   CampaignOutcome out;
-  out.cells = cells.size();
+  out.cells = claiming ? 0 : cells.size();
   out.results_path = (fs::path(out_dir) / results_file_name(options.shard)).string();
   ResultsWriter writer(out.results_path, header);
   ResultsData data;  // the same records, in memory, for incremental reports
@@ -138,7 +144,10 @@ CampaignOutcome run_campaign(const std::vector<Scenario>& scenarios, const Campa
   int64_t total_trials = 0, total_failures = 0;
   auto last_report = Clock::now();
   bool wrote_report = false;
-  for (size_t i = 0; i < cells.size() && !interrupt_requested(); ++i) {
+  for (size_t pos = 0; !interrupt_requested(); ++pos) {
+    const size_t i = claiming ? static_cast<size_t>(claims->next()) : pos;
+    if (i >= cells.size()) break;
+    if (claiming) ++out.cells;
     CellSpec spec = cells[i].spec;
     // One schedule folder per cell: the engine names files by scenario,
     // mitigation, strategy and trial, which repeat across thread counts and seeds.

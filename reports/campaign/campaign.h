@@ -42,6 +42,9 @@ struct CampaignOptions {
   // a report (and a merge) needs no other input; the caller passes the compile
   // layer's list (reports may not include it). Empty: rows in scenario order.
   nlohmann::json mitigations = nlohmann::json::array();
+  // Local shards (cell_claims.h): this shard claims cells from the list shared
+  // through this file, the costliest first, instead of taking every n-th cell.
+  std::string claim_file;
   std::string libtorch;          // "2.6.0": the LibTorch the trials run on, for the
                                  // results header, the report and the expectation set
 };
@@ -51,7 +54,7 @@ struct CampaignOutcome {
   ReportFiles files;
   std::string results_path;
   bool interrupted = false;
-  size_t cells = 0;  // cells in this shard
+  size_t cells = 0;  // cells in this shard (claiming: the cells it claimed)
 };
 
 // Results file name for a shard: results.jsonl, or results-shard-2-of-4.jsonl.

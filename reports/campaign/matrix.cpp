@@ -81,11 +81,19 @@ std::vector<PlannedCell> plan_cells(const std::vector<Scenario>& scenarios, cons
             spec.trial_timeout_s = s.trial_timeout_s;
             spec.schedule_dir = options.schedule_dir;
             if (e && e->reproduces_within > 0 && e->matches(budget.strategy, threads)) {
+              const int64_t budget_trials = spec.max_trials;
               if (spec.max_trials < e->reproduces_within) {
                 spec.max_trials = e->reproduces_within;
                 spec.stop_at_first_failure = true;
               }
               spec.min_trials = e->reproduces_within;
+              // Decided at its first failure (scenarios/SCHEMA.md, "When a cell
+              // stops"): it stops there, once it has the trials its rate needs.
+              // Not when a max_rate clause needs the rate over the whole budget.
+              if (!options.ci && e->max_rate < 0) {
+                spec.stop_at_first_failure = true;
+                spec.rate_trials = std::min(budget_trials, kRateTrials);
+              }
             }
             // An exhaustiveness proof needs the whole search: never scaled, never cut by time.
             if (e && e->exhaustive_preemptions >= 0 && e->matches(budget.strategy, threads) &&

@@ -4,9 +4,12 @@
 // so `--shard i/n` on different machines partitions the same list: cell k goes
 // to shard k mod n. Round-robin rather than contiguous blocks spreads the
 // expensive scenarios (the trainer) over every shard.
+// `racelab compare`'s shards on one machine do not split the list this way:
+// they claim cells from it, costliest first (cell_claims.h).
 #ifndef RACELAB_REPORTS_MATRIX_H_
 #define RACELAB_REPORTS_MATRIX_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,11 @@ struct PlanOptions {
   bool ci = false;            // stop each cell at its first failure (enough to decide)
   std::string schedule_dir;   // where the engine writes failing schedules
 };
+
+// A `reproduces_within` cell is decided at its first failure; outside ci it
+// still runs at least this many trials (or its whole budget, if smaller), so
+// the failure rate the report shows rests on more than one trial.
+inline constexpr int64_t kRateTrials = 10;
 
 // Scaled trials: ceil(trials * scale), at least 1. A cell that a reproduces_within
 // clause matches always gets at least that many trials, so scaling never makes a

@@ -38,6 +38,10 @@ json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool 
           {"pct_floor", summary.pct_floor},
           {"wall_s", summary.wall_s},
           {"interrupted", interrupted}};
+  if (spec.rate_trials > 0) c["rate_trials"] = spec.rate_trials;
+  // A cell its expectation decided before its budget ran out (matrix.h, kRateTrials).
+  if (spec.stop_at_first_failure && summary.failures > 0 && summary.trials < spec.max_trials && !interrupted)
+    c["stopped"] = "decided";
   if (summary.pct_depth > 0) c["pct"] = {{"d", summary.pct_depth}, {"k", summary.pct_k}, {"n", summary.pct_n}};
   if (!summary.note.empty()) c["note"] = summary.note;
   if (summary.classes >= 0) c["classes"] = summary.classes;

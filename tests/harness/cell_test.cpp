@@ -101,6 +101,22 @@ TEST(Cell, StopAtFirstFailureAndWorkerReuse) {
   EXPECT_EQ(racelab::default_supervisor().workers_started(), started) << "the worker is kept across cells";
 }
 
+TEST(Cell, ADecidedCellStillRunsItsRateTrials) {
+  racelab::CellSpec c;
+  c.workload = "t_counter";
+  c.strategy = "random";
+  c.max_trials = 500;
+  c.stop_at_first_failure = true;
+  const auto first = racelab::run_cell(c, [](const racelab::TrialRecord&) {});
+  ASSERT_EQ(first.failures, 1);
+  // The same cell (same seeds), now asked for 7 trials past its first failure.
+  c.rate_trials = first.trials + 7;
+  const auto rated = racelab::run_cell(c, [](const racelab::TrialRecord&) {});
+  EXPECT_EQ(rated.trials, first.trials + 7);
+  EXPECT_EQ(rated.first_failure_trial, first.first_failure_trial);
+  EXPECT_GE(rated.failures, 1);
+}
+
 TEST(Cell, FreeRunningWorkloadRejectsControlledStrategies) {
   racelab::register_workload({"t_free_only", "real concurrency only", {}, {"none"}, true, [] {},
                               [](const racelab::TrialInput&) { return racelab::Observation{}; }});

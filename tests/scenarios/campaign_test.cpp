@@ -6,6 +6,7 @@
 
 #include "fixtures.h"
 #include "reports/campaign/campaign.h"
+#include "reports/campaign/cell_claims.h"
 #include "reports/campaign/matrix.h"
 
 namespace racelab::reports {
@@ -31,8 +32,8 @@ CellSummary fake_cell(const CellSpec& spec, const TrialSink& sink) {
     if (outcome != "holds") {
       ++s.failures;
       if (s.first_failure_trial < 0) s.first_failure_trial = t;
-      if (spec.stop_at_first_failure) break;
     }
+    if (spec.stop_at_first_failure && s.failures > 0 && s.trials >= spec.rate_trials) break;  // as run_cell
   }
   return s;
 }
@@ -105,6 +106,105 @@ TEST(Matrix, ShardsPartitionTheCells) {
   EXPECT_EQ(sh.index, 1);
   EXPECT_EQ(sh.count, 4);
   for (const char* bad : {"0/4", "5/4", "2/0", "2", "a/b", "2/4x"}) EXPECT_FALSE(parse_shard(bad, &sh)) << bad;
+}
+
+TEST(Matrix, AReproductionCellStopsOnceDecidedButKeepsTrialsForItsRate) {
+  Scenario s = toy();  // none: reproduces_within 5 over random and pct:2
+  s.strategies[0].trials = 40;
+  s.strategies[1].trials = 6;
+  for (const auto& c : plan_cells({s}, {})) {
+    if (c.spec.mitigation != "none") {
+      EXPECT_FALSE(c.spec.stop_at_first_failure) << "holds_over and outcome cells run their whole budget";
+      continue;
+    }
+    EXPECT_TRUE(c.spec.stop_at_first_failure);
+    // At least kRateTrials, or the whole budget when that is smaller.
+    EXPECT_EQ(c.spec.rate_trials, c.spec.strategy == "random" ? kRateTrials : 6) << c.spec.strategy;
+    EXPECT_EQ(c.spec.min_trials, 5);
+  }
+  // A max_rate clause needs the rate over the whole budget: no early stop.
+  s.expectations[0].max_rate = 0.9;
+  for (const auto& c : plan_cells({s}, {}))
+    if (c.spec.mitigation == "none") {
+      EXPECT_FALSE(c.spec.stop_at_first_failure);
+    }
+  // ci stops at the first failure, with no minimum.
+  s.expectations[0].max_rate = -1;
+  PlanOptions ci;
+  ci.ci = true;
+  for (const auto& c : plan_cells({s}, ci))
+    if (c.spec.mitigation == "none") {
+      EXPECT_EQ(c.spec.rate_trials, 0);
+    }
+}
+
+TEST(Campaign, ADecidedCellStopsAfterItsRateTrialsAndSaysSo) {
+  Scenario s = toy();
+  s.strategies[0].trials = 40;  // none fails at trials 2, 5, 8, ...
+  s.source["strategies"][0]["trials"] = 40;  // the report plans from the document
+  const auto dir = testing::make_temp_dir();
+  CampaignOptions o;
+  o.out_dir = dir;
+  const auto out = run_campaign({s}, o, fake_cell);
+  EXPECT_TRUE(all_expectations_pass(out.report));
+  int checked = 0;
+  for (const auto& c : out.report["scenarios"][0]["cells"]) {
+    if (c["strategy"] != "random") continue;
+    ++checked;
+    if (c["mitigation"] == "none") {
+      EXPECT_EQ(c["trials"], kRateTrials);
+      EXPECT_EQ(c["stopped"], "decided");
+      EXPECT_GT(c["failures"].get<int64_t>(), 1) << "the rate rests on more than the first failure";
+    } else {
+      EXPECT_EQ(c["trials"], 40);
+      EXPECT_FALSE(c.contains("stopped"));
+    }
+  }
+  EXPECT_EQ(checked, 6);
+}
+
+TEST(Matrix, CostOrderPutsTheDearestCellsFirst) {
+  Scenario s = toy();
+  Scenario t = toy();
+  t.name = "toy_trainer";
+  t.workload = "trainer";
+  auto cells = plan_cells({s, t}, {});
+  const auto ordered = order_by_cost(cells);
+  ASSERT_EQ(ordered.size(), cells.size());
+  EXPECT_EQ(ordered.front().spec.workload, "trainer");
+  EXPECT_EQ(ordered.front().spec.threads, 4) << "more threads, more work per trial";
+  for (size_t i = 1; i < ordered.size(); ++i)
+    EXPECT_GE(estimated_cell_cost(ordered[i - 1]), estimated_cell_cost(ordered[i]));
+}
+
+TEST(Campaign, ShardsThatClaimFromOneListRunEveryCellOnce) {
+  const auto dir = testing::make_temp_dir();
+  CampaignOptions o;
+  o.claim_file = dir + "/claims";
+  ResultsData merged;
+  std::vector<size_t> claimed;
+  // The first shard stops (interrupted) in its fourth cell; the second,
+  // claiming from the same counter, takes only what the first did not.
+  for (int i = 0; i < 2; ++i) {
+    o.out_dir = dir + "/shard" + std::to_string(i);
+    o.shard = {i, 2};
+    int64_t calls = 0;
+    const auto part = run_campaign({toy()}, o, [&](const CellSpec& spec, const TrialSink& sink) {
+      if (i == 0 && ++calls == 4) request_interrupt();
+      return fake_cell(spec, sink);
+    });
+    clear_interrupt();
+    claimed.push_back(part.cells);
+    read_results(part.results_path, &merged);
+  }
+  EXPECT_EQ(claimed, (std::vector<size_t>{4, 8}));
+  std::set<std::string> keys;
+  for (const auto& c : merged.cells)
+    EXPECT_TRUE(keys.insert(c["mitigation"].get<std::string>() + std::to_string(c["threads"].get<int>()) +
+                            c["strategy"].get<std::string>())
+                    .second)
+        << "ran twice: " << c.dump();
+  EXPECT_EQ(keys.size(), 12u);
 }
 
 TEST(Campaign, WritesResultsAndAReportWhoseExpectationsPass) {

@@ -1,0 +1,49 @@
+// Where a campaign's time went (reports/time_split.h), on a hand-made report.
+#include <gtest/gtest.h>
+
+#include "reports/time_split.h"
+
+namespace racelab::reports {
+namespace {
+
+using nlohmann::json;
+
+json cell(const std::string& mitigation, int threads, const std::string& strategy, int64_t trials, double trial_ms) {
+  return {{"mitigation", mitigation}, {"threads", threads}, {"strategy", strategy}, {"seed", 1},
+          {"trials", trials},         {"trial_ms", trial_ms}};
+}
+
+TEST(TimeSplit, PerScenarioTimesSharesAndTheProcessOverThreadRatio) {
+  const json report = {
+      {"campaign", {{"wall_s", 10.0}, {"idle_share", 0.25}, {"jobs", 2}}},
+      {"scenarios",
+       {{{"name", "micro"}, {"workload", "direct_leak"}, {"cells", {cell("isolate_process", 2, "random", 100, 10), cell("isolate_thread", 2, "random", 100, 10)}}},
+        {{"name", "trainer"},
+         {"workload", "trainer"},
+         {"cells",
+          {cell("isolate_thread", 2, "os", 2, 1000), cell("isolate_process", 2, "os", 2, 1500),
+           cell("isolate_thread", 4, "os", 2, 2000), cell("isolate_process", 4, "os", 2, 3000),
+           // Only one side ran at 8 threads: left out of the ratio.
+           cell("isolate_process", 8, "os", 2, 90000)}}}}}};
+  const json s = time_split(report);
+  EXPECT_EQ(s["trials"], 210);
+  ASSERT_EQ(s["scenarios"].size(), 2u);
+  EXPECT_EQ(s["scenarios"][0]["name"], "trainer") << "costliest first";
+  EXPECT_NEAR(s["scenarios"][0]["trial_s"].get<double>(), 2 * (1 + 1.5 + 2 + 3 + 90), 1e-9);
+  EXPECT_NEAR(s["scenarios"][1]["per_trial_ms"].get<double>(), 10, 1e-9);
+  EXPECT_NEAR(s["scenarios"][0]["share"].get<double>() + s["scenarios"][1]["share"].get<double>(), 1, 1e-9);
+  ASSERT_EQ(s["isolate_process_over_thread"].size(), 1u) << "only the trainer runs processes";
+  const json& r = s["isolate_process_over_thread"][0];
+  EXPECT_EQ(r["cells"], 2);
+  EXPECT_NEAR(r["process_ms"].get<double>(), 2250, 1e-9);
+  EXPECT_NEAR(r["thread_ms"].get<double>(), 1500, 1e-9);
+  EXPECT_NEAR(r["ratio"].get<double>(), 1.5, 1e-9);
+  EXPECT_EQ(s["idle_share"], 0.25);
+  const std::string md = time_split_markdown(s);
+  EXPECT_NE(md.find("| trainer | 10 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("1.50x"), std::string::npos) << md;
+  EXPECT_NE(md.find("idle 25.0%"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace racelab::reports
