@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/flags.h"
+#include "engine/exec_host.h"
 #include "engine/python_host.h"
 #include "engine/run_trial.h"
 #include "racelab/workload.h"
@@ -30,6 +31,9 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
     app.add_option("workload", positional, "Registered workload (racelab list), or with --exec: -- PROGRAM ARGS...")
         ->required();
     app.add_flag("--exec", exec, "Trials of an unmodified program: -- PROGRAM ARGS... (see racelab exec --help)");
+    app.add_flag("--pyrun", pyrun,
+                 "Trials of your own Python script: -- SCRIPT ARGS... (see racelab pyrun --help; knobs such as "
+                 "let_go_cpu_ms=MS and points=[...] with -k)");
   }
   app.add_flag("!--no-fork-server", program.fork_server,
                "--exec: start the program afresh per trial instead of forking it stopped at main (for programs "
@@ -76,6 +80,17 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
   add_python_option(app);
 }
 
+std::vector<std::string> pyrun_knob_flags(const std::vector<std::string>& script_argv) {
+  nlohmann::json args = nlohmann::json::array();
+  for (size_t i = 1; i < script_argv.size(); ++i) args.push_back(script_argv[i]);
+  std::vector<std::string> out = {"script=" + nlohmann::json(script_argv.at(0)).dump(), "args=" + args.dump()};
+  // The script as racelab sees it from here; a path only the Python sees
+  // (another root) has no id, and the worker still finds it or says why.
+  const std::string id = program_id(script_argv.at(0));
+  if (id.rfind("0:", 0) != 0) out.push_back("script_id=" + nlohmann::json(id).dump());
+  return out;
+}
+
 void add_python_option(CLI::App& app) {
   app.add_option_function<std::string>(
       "--python",
@@ -118,6 +133,25 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
     } catch (const ExecError& e) {
       std::fprintf(stderr, "racelab: %s\n", e.what());
       return kExitBadInput;
+    }
+  } else if (f.pyrun) {
+    if (f.in_process) {
+      std::fprintf(stderr, "racelab: --pyrun takes no --in-process: the script runs in a Python worker\n");
+      return kExitUsage;
+    }
+    if (f.positional.empty()) {
+      std::fprintf(stderr, "racelab: --pyrun: expected -- SCRIPT ARGS...\n");
+      return kExitUsage;
+    }
+    f.spec.workload = kPythonScriptWorkload;
+    f.spec.threads = 1;  // the script starts its own threads; recorded as 1
+    std::vector<std::string> knobs = pyrun_knob_flags(f.positional);
+    knobs.insert(knobs.end(), f.knobs.begin(), f.knobs.end());
+    try {
+      f.spec.knobs = parse_knobs(knobs);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "racelab: %s\n", e.what());
+      return kExitUsage;
     }
   } else {
     const ExecProgram defaults;
