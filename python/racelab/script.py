@@ -298,6 +298,8 @@ class ScriptTrial:
             # trial classified by what was observed, as if they had ended.
             if left:
                 leftover.extend(left)
+                for t in left:
+                    t._racelab_unwind = True  # its real waits end (racelab.sync.Condition)
                 bridge.unwind_leftover(True, f"{len(left)} daemon thread(s) still running when the script ended")
 
         saved_hook, threading.excepthook = threading.excepthook, hook
@@ -339,8 +341,9 @@ class ScriptTrial:
         left = getattr(self, "leftover", [])
         for t in left:
             t.join(1.0)
+        alive = [t for t in left if t.is_alive()]
         bridge.unwind_leftover(False)
-        return not any(t.is_alive() for t in left)
+        return not alive
 
 
 class _Tee:

@@ -99,6 +99,13 @@ class Lock:
     def _is_owned(self):
         return self._lock.locked() and self._owner == _get_ident()
 
+    def _take_unwinding(self):
+        """The lock taken for real while the thread unwinds an abandoned
+        trial (every thread then runs freely, and its holder is unwinding
+        too), so a `with` block around a wait can release it on its way out."""
+        self._lock.acquire()
+        self._owner = _get_ident()
+
     def _at_fork_reinit(self):
         self._lock = _real_lock()
         self._owner = None
@@ -161,6 +168,10 @@ class RLock:
         self._block.acquire()
         self._count, self._owner = state
 
+    def _take_unwinding(self, state=(1, None)):
+        self._block._take_unwinding()
+        self._count, self._owner = state[0], _get_ident()
+
     def _at_fork_reinit(self):
         self._block._at_fork_reinit()
         self._owner, self._count = None, 0
@@ -196,11 +207,12 @@ class Condition:
 
     def wait(self, timeout=None):
         if not bridge.scheduled():
-            if timeout is None and bridge.managed():
-                # A free-running trial's thread: the real wait, in slices, so
-                # a daemon thread left when the script ended can unwind.
+            if timeout is None:
+                # The real wait, in slices, so that a trial's daemon thread
+                # left waiting when a free-running script ended can unwind.
+                me = threading.current_thread()
                 while not self._real.wait(0.05):
-                    if bridge.unwinding():
+                    if bridge.unwinding() and getattr(me, "_racelab_unwind", False):
                         raise bridge.TrialAborted()
                 return True
             return self._real.wait(timeout)
@@ -216,7 +228,16 @@ class Condition:
             else:
                 bridge.step_aside(b"condition.wait_timeout")
         finally:
-            self._acquire_restore(state)
+            try:
+                self._acquire_restore(state)
+            except bridge.TrialAborted:
+                # Unwinding: the caller's `with` releases the lock on its way
+                # out, so it must hold it (RuntimeError otherwise).
+                if isinstance(self._lock, RLock) and state is not None:
+                    self._lock._take_unwinding(state)
+                else:
+                    self._lock._take_unwinding()
+                raise
         return self._notified != seen
 
     def wait_for(self, predicate, timeout=None):
