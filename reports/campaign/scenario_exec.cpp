@@ -87,7 +87,7 @@ json pyrun_knobs_of(const json& pyrun, const json& command, const std::string& f
   }
   json args = json::array();
   for (size_t i = 1; i < argv.size(); ++i) args.push_back(argv[i]);
-  json knobs = {{"script", script}, {"args", args}, {"let_go_cpu_ms", pyrun.value("let_go_cpu_ms", 200)}};
+  json knobs = {{"script", script}, {"args", args}, {"let_go_cpu_ms", pyrun.value("let_go_cpu_ms", 2000)}};
   const std::string id = program_id(script);
   if (id.rfind("0:", 0) != 0) knobs["script_id"] = id;
   for (const char* k : {"fail_on_output", "expect_exit", "points"})
