@@ -56,16 +56,18 @@ def main():
         served.append(n)
 
     def export():
-        for _ in range(2):
-            if exported is not None:
-                graph = exported.graph
-            elif args.fix == "lock":
-                with lock:
+        try:
+            for _ in range(2):
+                if exported is not None:
+                    graph = exported.graph
+                elif args.fix == "lock":
+                    with lock:
+                        graph = torch.fx.symbolic_trace(model).graph
+                else:
                     graph = torch.fx.symbolic_trace(model).graph
-            else:
-                graph = torch.fx.symbolic_trace(model).graph
-            assert str(graph) == reference, f"the exported graph differs from the model's:\n{graph}"
-        stop.set()
+                assert str(graph) == reference, f"the exported graph differs from the model's:\n{graph}"
+        finally:
+            stop.set()  # the server stops even when the export failed
 
     threads = [threading.Thread(target=handle_requests, name=f"request-{i}") for i in range(args.requests)]
     threads.append(threading.Thread(target=export, name="exporter"))
