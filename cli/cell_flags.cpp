@@ -83,7 +83,10 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
 std::vector<std::string> pyrun_knob_flags(const std::vector<std::string>& script_argv) {
   nlohmann::json args = nlohmann::json::array();
   for (size_t i = 1; i < script_argv.size(); ++i) args.push_back(script_argv[i]);
-  std::vector<std::string> out = {"script=" + nlohmann::json(script_argv.at(0)).dump(), "args=" + args.dump()};
+  // let_go_cpu_ms as pyrun's default, in the knobs so a schedule records it
+  // (the host reads the trial's knobs, not the workload's defaults).
+  std::vector<std::string> out = {"script=" + nlohmann::json(script_argv.at(0)).dump(), "args=" + args.dump(),
+                                  "let_go_cpu_ms=2000"};
   // The script as racelab sees it from here; a path only the Python sees
   // (another root) has no id, and the worker still finds it or says why.
   const std::string id = program_id(script_argv.at(0));
