@@ -190,6 +190,8 @@ def main(lib_candidates):
     monitor = points.Monitor()
     monitor.discover()
     monitor.install(os.environ.get("RACELAB_PY_POINTS") or None)
+    import racelab
+    racelab._hit = monitor._hit  # racelab.point() from a script
     report = monitor.report()
     _startup_ms.append((time.perf_counter() - started) * 1e3)
     specs = os.fdopen(3, "r")
