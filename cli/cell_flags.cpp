@@ -1,5 +1,6 @@
 #include "cli/cell_flags.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -184,6 +185,9 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
     std::set<std::string> shown;
     *sum = run_cell(f.spec, [&](const TrialRecord& r) {
       if (out) out->write(r.to_json());
+      if (f.pyrun && r.metrics.is_object() && r.metrics.contains("point_hits") && r.metrics["point_hits"].is_object())
+        for (const auto& [name, n] : r.metrics["point_hits"].items())
+          if (n.is_number_integer()) f.point_hits[name] += n.get<int64_t>();
       if (!f.quiet && r.outcome != "holds" && shown.insert(r.outcome).second)
         print_failure(r, f.show_schedule_files);
     });
@@ -290,6 +294,18 @@ int run_cell_and_summarise(CellFlags& flags) {
   CellSummary sum;
   if (int rc = run_cell_flags(flags, &sum); rc != kGoOn) return rc;
   print_summary(flags.spec, sum);
+  if (flags.pyrun) {
+    // What a "holds" rests on: the points the trials met (none: the threads
+    // ran serialised between their starts and ends, and only free trials judged).
+    std::vector<std::pair<int64_t, std::string>> hits;
+    for (const auto& [name, n] : flags.point_hits) hits.emplace_back(-n, name);
+    std::sort(hits.begin(), hits.end());
+    std::string line;
+    for (size_t i = 0; i < hits.size() && i < 6; ++i)
+      line += fmt::format("{}{} {}", i ? ", " : "", hits[i].second, -hits[i].first);
+    if (hits.size() > 6) line += fmt::format(", +{} more", hits.size() - 6);
+    std::printf("  points hit       %s\n", hits.empty() ? "none (only lock, wait and thread steps)" : line.c_str());
+  }
   return sum.failures > 0 ? kExitExpectationFailed : kExitOk;
 }
 

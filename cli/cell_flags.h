@@ -3,6 +3,7 @@
 #ifndef RACELAB_CLI_CELL_FLAGS_H_
 #define RACELAB_CLI_CELL_FLAGS_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct CellFlags {
   bool exec = false;
   ExecProgram program;
   bool pyrun = false;  // --pyrun (always, for `racelab pyrun`): positional is SCRIPT ARGS...
+  // --pyrun: the points the trials hit, summed (metrics.point_hits), for the
+  // summary: a "holds" rests on them and on its controlled and free trials.
+  std::map<std::string, int64_t> point_hits;
   std::vector<std::string> knobs;
   std::string results;
   bool in_process = false;
