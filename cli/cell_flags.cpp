@@ -1,5 +1,6 @@
 #include "cli/cell_flags.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/flags.h"
+#include "engine/exec_host.h"
 #include "engine/python_host.h"
 #include "engine/run_trial.h"
 #include "engine/schedule_fit.h"
@@ -31,6 +33,9 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
     app.add_option("workload", positional, "Registered workload (racelab list), or with --exec: -- PROGRAM ARGS...")
         ->required();
     app.add_flag("--exec", exec, "Trials of an unmodified program: -- PROGRAM ARGS... (see racelab exec --help)");
+    app.add_flag("--pyrun", pyrun,
+                 "Trials of your own Python script: -- SCRIPT ARGS... (see racelab pyrun --help; knobs such as "
+                 "let_go_cpu_ms=MS and points=[...] with -k)");
   }
   app.add_flag("!--no-fork-server", program.fork_server,
                "--exec: start the program afresh per trial instead of forking it stopped at main (for programs "
@@ -82,6 +87,20 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
   add_python_option(app);
 }
 
+std::vector<std::string> pyrun_knob_flags(const std::vector<std::string>& script_argv) {
+  nlohmann::json args = nlohmann::json::array();
+  for (size_t i = 1; i < script_argv.size(); ++i) args.push_back(script_argv[i]);
+  // let_go_cpu_ms as pyrun's default, in the knobs so a schedule records it
+  // (the host reads the trial's knobs, not the workload's defaults).
+  std::vector<std::string> out = {"script=" + nlohmann::json(script_argv.at(0)).dump(), "args=" + args.dump(),
+                                  "let_go_cpu_ms=2000"};
+  // The script as racelab sees it from here; a path only the Python sees
+  // (another root) has no id, and the worker still finds it or says why.
+  const std::string id = program_id(script_argv.at(0));
+  if (id.rfind("0:", 0) != 0) out.push_back("script_id=" + nlohmann::json(id).dump());
+  return out;
+}
+
 void add_python_option(CLI::App& app) {
   app.add_option_function<std::string>(
       "--python",
@@ -126,6 +145,25 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
       std::fprintf(stderr, "racelab: %s\n", e.what());
       return kExitBadInput;
     }
+  } else if (f.pyrun) {
+    if (f.in_process) {
+      std::fprintf(stderr, "racelab: --pyrun takes no --in-process: the script runs in a Python worker\n");
+      return kExitUsage;
+    }
+    if (f.positional.empty()) {
+      std::fprintf(stderr, "racelab: --pyrun: expected -- SCRIPT ARGS...\n");
+      return kExitUsage;
+    }
+    f.spec.workload = kPythonScriptWorkload;
+    f.spec.threads = 1;  // the script starts its own threads; recorded as 1
+    std::vector<std::string> knobs = pyrun_knob_flags(f.positional);
+    knobs.insert(knobs.end(), f.knobs.begin(), f.knobs.end());
+    try {
+      f.spec.knobs = parse_knobs(knobs);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "racelab: %s\n", e.what());
+      return kExitUsage;
+    }
   } else {
     const ExecProgram defaults;
     if (!f.program.fork_server || !f.program.fail_on_output.empty() || f.program.expect_exit != defaults.expect_exit ||
@@ -158,6 +196,9 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
     std::set<std::string> shown;
     *sum = run_cell(f.spec, [&](const TrialRecord& r) {
       if (out) out->write(r.to_json());
+      if (f.pyrun && r.metrics.is_object() && r.metrics.contains("point_hits") && r.metrics["point_hits"].is_object())
+        for (const auto& [name, n] : r.metrics["point_hits"].items())
+          if (n.is_number_integer()) f.point_hits[name] += n.get<int64_t>();
       if (!f.quiet && r.outcome != "holds" && shown.insert(r.outcome).second)
         print_failure(r, f.show_schedule_files);
     });
@@ -281,6 +322,18 @@ int run_cell_and_summarise(CellFlags& flags) {
   CellSummary sum;
   if (int rc = run_cell_flags(flags, &sum); rc != kGoOn) return rc;
   print_summary(flags.spec, sum);
+  if (flags.pyrun) {
+    // What a "holds" rests on: the points the trials met (none: the threads
+    // ran serialised between their starts and ends, and only free trials judged).
+    std::vector<std::pair<int64_t, std::string>> hits;
+    for (const auto& [name, n] : flags.point_hits) hits.emplace_back(-n, name);
+    std::sort(hits.begin(), hits.end());
+    std::string line;
+    for (size_t i = 0; i < hits.size() && i < 6; ++i)
+      line += fmt::format("{}{} {}", i ? ", " : "", hits[i].second, -hits[i].first);
+    if (hits.size() > 6) line += fmt::format(", +{} more", hits.size() - 6);
+    std::printf("  points hit       %s\n", hits.empty() ? "none (only lock, wait and thread steps)" : line.c_str());
+  }
   return sum.failures > 0 ? kExitExpectationFailed : kExitOk;
 }
 

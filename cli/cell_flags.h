@@ -3,6 +3,7 @@
 #ifndef RACELAB_CLI_CELL_FLAGS_H_
 #define RACELAB_CLI_CELL_FLAGS_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct CellFlags {
   std::vector<std::string> positional;  // WORKLOAD, or with --exec: PROGRAM ARGS...
   bool exec = false;
   ExecProgram program;
+  bool pyrun = false;  // --pyrun (always, for `racelab pyrun`): positional is SCRIPT ARGS...
+  // --pyrun: the points the trials hit, summed (metrics.point_hits), for the
+  // summary: a "holds" rests on them and on its controlled and free trials.
+  std::map<std::string, int64_t> point_hits;
   std::vector<std::string> knobs;
   std::string results;
   bool in_process = false;
@@ -34,6 +39,11 @@ struct CellFlags {
   // exec_only: `racelab exec` (no --exec flag, no workload, no knobs).
   void add(CLI::App& app, const std::string& default_strategy, int64_t default_budget, bool exec_only = false);
 };
+
+// The python_script workload's knobs for `script_argv` (SCRIPT ARGS...): the
+// script as given, its arguments and its id (SIZE:FNV1A64, when racelab can
+// read it from here), as "k=v" flags for CellFlags::knobs.
+std::vector<std::string> pyrun_knob_flags(const std::vector<std::string>& script_argv);
 
 // `--python CMD`: the Python that runs real-torch workloads (engine/python_host.h).
 // Every command that runs trials takes it; it sets the engine's command (and

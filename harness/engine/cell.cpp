@@ -153,7 +153,7 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     if (ts.strategy.contains("label")) rec.metrics["search"] = ts.strategy["label"];
     if (is_failure(r.outcome)) {
       Schedule sched = Schedule::from_trial(ts, r);
-      if (driver->controlled()) rec.compact = to_compact(sched);
+      if (driver->controlled() && ts.strategy.value("kind", "") != "free") rec.compact = to_compact(sched);
       if (!spec.schedule_dir.empty() && saved_classes.insert(rec.outcome).second) {
         // Threads and cell seed in the name: cells of one campaign share a folder.
         rec.schedule_file = fmt::format("{}/{}-{}-{}-{}t-s{}-trial{}-{}.json", spec.schedule_dir,

@@ -228,13 +228,21 @@ class SurwDriver : public StrategyDriver {
 // names its arm ("via"), so the results say which strategy found each failure.
 class AutoDriver : public StrategyDriver {
  public:
-  AutoDriver(int threads, uint64_t seed) : seed_(seed) {
+  // with_free (auto+os): a fourth arm, os, takes every kFreeTurn-th trial
+  // until the first failure, and competes with the others after it.
+  AutoDriver(int threads, uint64_t seed, bool with_free = false) : seed_(seed) {
     for (const char* name : kAutoArms) arms_.push_back(Arm{name, make_driver(name, threads, seed)});
+    if (with_free) {
+      free_arm_ = static_cast<int>(arms_.size());
+      arms_.push_back(Arm{"os", make_driver("os", threads, seed)});
+    }
   }
   bool next(int64_t trial, json* spec) override {
     std::mt19937_64 rng(mix_seed(seed_, static_cast<uint64_t>(trial) + 0x4155544f));
     for (size_t attempt = 0; attempt < std::size(kAutoCycle) + arms_.size(); ++attempt) {
-      const int pick = failures_ == 0 ? cycled() : sampled(rng);
+      int pick = failures_ == 0 ? cycled() : sampled(rng);
+      if (failures_ == 0 && free_arm_ >= 0 && trial % kFreeTurn == kFreeTurn - 1 && !arms_[free_arm_].done)
+        pick = free_arm_;
       if (pick < 0) return false;
       Arm& a = arms_[pick];
       if (!a.driver->next(trial, spec)) {
@@ -283,6 +291,8 @@ class AutoDriver : public StrategyDriver {
     int64_t trials = 0, failures = 0;
     bool done = false;
   };
+  static constexpr int64_t kFreeTurn = 4;
+  int free_arm_ = -1;
   // The next arm of the cycle that still has trials to give; -1: none has.
   int cycled() {
     for (size_t i = 0; i < std::size(kAutoCycle); ++i) {
@@ -346,7 +356,8 @@ int parse_param(const std::string& name, const std::string& text, int min, int m
 
 }  // namespace
 
-const char* const kStrategySyntax = "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, dpor:P, auto or replay:FILE";
+const char* const kStrategySyntax =
+    "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, dpor:P, auto, auto+os or replay:FILE";
 const char* const kAutoArms[] = {"surw", "pos", "pct:3"};
 const int kAutoCycle[] = {1, 0, 0, 2, 0, 0};
 
@@ -375,6 +386,9 @@ StrategyName parse_strategy(const std::string& name) {
     s.kind = StrategyName::Kind::kSurw;
   } else if (name == "auto") {
     s.kind = StrategyName::Kind::kAuto;
+  } else if (name == "auto+os") {
+    s.kind = StrategyName::Kind::kAuto;
+    s.param = 1;
   } else if (head == "pct") {
     s.kind = StrategyName::Kind::kPct;
     s.param = parse_param(name, arg, 1, 10);
@@ -411,7 +425,7 @@ std::unique_ptr<StrategyDriver> make_driver(const std::string& name, int threads
     case StrategyName::Kind::kRandom: return std::make_unique<FixedDriver>(json{{"kind", "random"}}, true);
     case StrategyName::Kind::kPos: return std::make_unique<FixedDriver>(json{{"kind", "pos"}}, true);
     case StrategyName::Kind::kSurw: return std::make_unique<SurwDriver>(seed);
-    case StrategyName::Kind::kAuto: return std::make_unique<AutoDriver>(threads, seed);
+    case StrategyName::Kind::kAuto: return std::make_unique<AutoDriver>(threads, seed, s.param == 1);
     case StrategyName::Kind::kPct: return std::make_unique<PctDriver>(s.param, threads);
     case StrategyName::Kind::kDfs: return std::make_unique<DfsDriver>(s.param);
     case StrategyName::Kind::kDpor: return make_dpor_driver(s.param);

@@ -19,6 +19,10 @@
 //   auto               a portfolio of kAutoArms: a fixed cycle (kAutoCycle) until the
 //                      first failure, Thompson sampling on each arm's failures after it;
 //                      every trial's spec names its arm ("via")
+//   auto+os            auto with a free-running arm (os) besides: every fourth trial
+//                      until the first failure, so a race that shows natively is never
+//                      reported as holding because racelab serialised the code (pyrun's
+//                      auto); a free trial's failure has no schedule to replay
 //   replay:FILE|STRING every trial follows the schedule exactly
 //
 // Workers run each spec without memory of earlier trials (engine/strategy.h),
@@ -53,7 +57,7 @@ struct StrategyName {
 
 // Throws std::invalid_argument naming the problem for an unknown or malformed name.
 StrategyName parse_strategy(const std::string& name);
-// For messages: "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, dpor:P, auto or replay:FILE".
+// For messages: "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, dpor:P, auto, auto+os or replay:FILE".
 extern const char* const kStrategySyntax;
 // The strategies `auto` shares its trials among, in order.
 extern const char* const kAutoArms[3];

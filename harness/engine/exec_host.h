@@ -103,6 +103,10 @@ std::regex output_pattern(const std::string& pattern);
 // Whether the first kMaxMatchedLineBytes bytes of `line` contain a match.
 bool output_matches(const std::regex& pattern, const std::string& line);
 
+// "SIZE:FNV1A64" of a file's bytes: a program's program_id, a script's
+// script_id (racelab pyrun); "0:cbf29ce484222325" for a file that cannot be read.
+std::string program_id(const std::string& path);
+
 // The knobs of the "exec" workload for `program`, after checking it (throws ExecError).
 nlohmann::json exec_knobs(const ExecProgram& program);
 // Merged knobs of "exec" with the program resolved (an absolute path) and

@@ -133,6 +133,8 @@ void check_elf(const std::string& path) {
         path));
 }
 
+}  // namespace
+
 // "SIZE:FNV1A64": cheap, and enough to tell one build of a program from another.
 std::string program_id(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -145,6 +147,8 @@ std::string program_id(const std::string& path) {
   }
   return fmt::format("{}:{:016x}", size, h);
 }
+
+namespace {
 
 std::vector<std::string> argv_of(const json& knobs) {
   std::vector<std::string> out;

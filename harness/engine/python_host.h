@@ -29,6 +29,10 @@ namespace racelab {
 
 // The workload host name of Python workloads.
 inline constexpr const char* kPythonHost = "python";
+// `racelab pyrun`'s workload: a user's own script. Like exec's, its
+// mitigation is the user's name for a variant (the script reads it from
+// $RACELAB_MITIGATION), so any name is accepted.
+inline constexpr const char* kPythonScriptWorkload = "python_script";
 
 // `--python CMD`; an empty command falls back to $RACELAB_PYTHON.
 void set_python_command(const std::string& cmd);

@@ -11,6 +11,7 @@
 
 #include "engine/exec_host.h"
 #include "engine/free_controller.h"
+#include "engine/python_host.h"
 #include "engine/scheduler.h"
 #include "engine/strategy.h"
 #include "racelab/controller.h"
@@ -53,7 +54,8 @@ std::string resolve_mitigation(const Workload& workload, const std::string& miti
   if (mitigation.empty()) return workload.mitigations.empty() ? "none" : workload.mitigations.front();
   // An exec trial's mitigation is the user's name for a variant of the program
   // (a scenario's "exec" section); the variant itself is in the knobs.
-  if (workload.name == kExecWorkload) return mitigation;
+  // So is a script's (racelab pyrun), which reads it from $RACELAB_MITIGATION.
+  if (workload.name == kExecWorkload || workload.name == kPythonScriptWorkload) return mitigation;
   if (workload.mitigations.empty() && mitigation == "none") return mitigation;
   for (const auto& m : workload.mitigations)
     if (m == mitigation) return mitigation;

@@ -8,6 +8,9 @@
 // on its calling thread, is a thread of its own here.
 #include "racelab/host.h"
 
+#include <pthread.h>
+#include <time.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -17,12 +20,14 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "engine/free_controller.h"
+#include "engine/outcome.h"
 #include "engine/run_trial.h"
 #include "engine/scheduler.h"
 #include "engine/strategy.h"
@@ -71,11 +76,57 @@ struct HostTrial {
   bool ending = false;
   std::atomic<bool> watchdog_fired{false};
   std::string watchdog_why;
+  // end_leftover() aborted the scheduler to unwind threads nobody waits for:
+  // the observation, not the abort, classifies the trial.
+  std::atomic<bool> leftover_ended{false};
+  // Let-go by CPU time (the knob let_go_cpu_ms; 0: never): each managed
+  // thread's CPU clock, registered by the thread itself as it starts.
+  double let_go_cpu_s = 0;
+  std::mutex clocks_mu;
+  std::unordered_map<int, clockid_t> clocks;
+
+  void register_clock(int id) {
+    clockid_t c;
+    if (pthread_getcpuclockid(pthread_self(), &c) != 0) return;
+    std::lock_guard<std::mutex> lk(clocks_mu);
+    clocks[id] = c;
+  }
+
+  // Thread `id`'s CPU seconds; -1 when unknown (not registered, or ended).
+  double cpu_s(int id) {
+    clockid_t c;
+    {
+      std::lock_guard<std::mutex> lk(clocks_mu);
+      auto it = clocks.find(id);
+      if (it == clocks.end()) return -1;
+      c = it->second;
+    }
+    timespec ts{};
+    if (clock_gettime(c, &ts) != 0) return -1;
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  }
+
+  void forget_clock(int id) {
+    std::lock_guard<std::mutex> lk(clocks_mu);
+    clocks.erase(id);
+  }
 
   int64_t progress() const {
     if (sched) return sched->progress();
     if (free_ctl) return free_ctl->progress();
     return 0;
+  }
+
+  // The running thread used let_go_cpu_s of CPU since the step it runs began
+  // (cpu_at_step, taken when the step was first seen) without calling in: it
+  // runs code with no point (a loop over a plain flag, a long computation).
+  // Let it go, so the others can run. Returns whether it did.
+  bool let_go_if_spinning(int running, double cpu_at_step) {
+    if (!sched || let_go_cpu_s <= 0 || running < 0 || cpu_at_step < 0) return false;
+    const double used = cpu_s(running) - cpu_at_step;
+    if (used < let_go_cpu_s) return false;
+    return sched->let_go(running, fmt::format("no scheduling point for {:g} ms of its CPU time (code with no point)",
+                                              let_go_cpu_s * 1000));
   }
 
   // No progress for watchdog_s: the running thread waits where the scheduler
@@ -85,7 +136,11 @@ struct HostTrial {
     std::unique_lock<std::mutex> lk(mu);
     int64_t last = progress();
     auto last_change = Clock::now();
-    const auto poll = std::chrono::duration<double>(std::min(0.05, spec.watchdog_s / 4));
+    double poll_s = std::min(0.05, spec.watchdog_s / 4);
+    if (let_go_cpu_s > 0) poll_s = std::min(poll_s, std::max(0.001, let_go_cpu_s / 10));
+    const auto poll = std::chrono::duration<double>(poll_s);
+    int running = sched ? sched->current() : -1;
+    double cpu_at_step = running >= 0 ? cpu_s(running) : -1;
     while (!ending) {
       cv.wait_for(lk, poll);
       if (ending) break;
@@ -93,6 +148,15 @@ struct HostTrial {
       if (now_p != last) {
         last = now_p;
         last_change = Clock::now();
+        running = sched ? sched->current() : -1;
+        cpu_at_step = running >= 0 ? cpu_s(running) : -1;
+      } else if (cpu_at_step < 0 && running >= 0) {
+        cpu_at_step = cpu_s(running);  // the thread registered its clock after the step began
+      } else if (let_go_if_spinning(running, cpu_at_step)) {
+        last = progress();
+        last_change = Clock::now();
+        running = sched->current();
+        cpu_at_step = running >= 0 ? cpu_s(running) : -1;
       } else if (std::chrono::duration<double>(Clock::now() - last_change).count() >= spec.watchdog_s) {
         watchdog_why = fmt::format(
             "watchdog: no progress for {:g} s (a thread is blocked where the scheduler cannot see it)",
@@ -170,6 +234,7 @@ RACELAB_HOST_API int racelab_host_trial_begin(const char* spec_json) {
     g_trace->trial.store(t->spec.trial);
     g_trace->count.store(0);
   }
+  if (t->spec.knobs.is_object()) t->let_go_cpu_s = t->spec.knobs.value("let_go_cpu_ms", 0.0) / 1000.0;
   t->t0 = Clock::now();
   if (t->ctl != nullptr) racelab::attach(t->ctl);
   HostTrial* raw = t.get();
@@ -180,6 +245,7 @@ RACELAB_HOST_API int racelab_host_trial_begin(const char* spec_json) {
 
 RACELAB_HOST_API int racelab_host_enter_main(void) {
   if (g_trial == nullptr) return fail("enter_main: no trial running");
+  g_trial->register_clock(0);
   if (g_trial->sched) g_trial->sched->enter_main();
   if (g_trial->free_ctl) g_trial->free_ctl->enter_main();
   return RACELAB_HOST_OK;
@@ -217,6 +283,11 @@ RACELAB_HOST_API char* racelab_host_trial_end(const char* observation_json) {
   if (t->ctl != nullptr) racelab::detach();
   racelab::TrialResult r = racelab::collect_result(t->sched.get(), t->free_ctl.get(), obs, t->watchdog_fired);
   if (t->watchdog_fired) r.detail = t->watchdog_why;
+  if (t->leftover_ended && !t->watchdog_fired && t->sched && t->sched->abort_outcome() == racelab::Outcome::kHolds) {
+    r.detail.clear();
+    r.outcome = racelab::classify_observation(obs, &r.detail);
+    r.failing_step = r.outcome == racelab::Outcome::kHolds ? -1 : r.steps;
+  }
   if (!bad_observation.empty() && r.outcome == racelab::Outcome::kHolds) {
     r.outcome = racelab::Outcome::kError;
     r.detail = bad_observation;
@@ -258,12 +329,36 @@ RACELAB_HOST_API int racelab_host_thread_start(int id) {
   // The child is not managed yet: ask the trial's controller itself.
   if (g_trial == nullptr || g_trial->ctl == nullptr || id < 0) return RACELAB_HOST_OK;
   Controller* c = g_trial->ctl;
+  g_trial->register_clock(id);
   return guarded([&] { c->on_thread_start(id); });
 }
 
 RACELAB_HOST_API void racelab_host_thread_end(int id) {
   if (g_trial == nullptr || g_trial->ctl == nullptr || id < 0) return;
+  g_trial->forget_clock(id);
   g_trial->ctl->on_thread_end(id);
+}
+
+RACELAB_HOST_API int racelab_host_yield(const char* name) {
+  Controller* c = racelab::controller_for_this_thread();
+  if (c == nullptr || g_trial == nullptr || !g_trial->sched || c != g_trial->ctl) {
+    if (c != nullptr) {
+      const char* n = intern(name);
+      if (int rc = guarded([&] { c->on_point(n); }); rc != RACELAB_HOST_OK) return rc;
+    }
+    return RACELAB_HOST_FREE;
+  }
+  const char* n = intern(name);
+  racelab::Scheduler* s = g_trial->sched.get();
+  return guarded([&] { s->on_yield(n); });
+}
+
+RACELAB_HOST_API int racelab_host_end_leftover(const char* why) {
+  if (g_trial == nullptr) return fail("end_leftover: no trial running");
+  if (!g_trial->sched) return RACELAB_HOST_OK;  // free running: nothing waits in a scheduler
+  g_trial->leftover_ended = true;
+  g_trial->sched->abort(racelab::Outcome::kHolds, why != nullptr ? why : "threads left when the body ended");
+  return RACELAB_HOST_OK;
 }
 
 RACELAB_HOST_API int racelab_host_join(int id) {

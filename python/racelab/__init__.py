@@ -14,5 +14,19 @@ Modules, one concept each:
   torch_state the state a trial must leave as it found it, and its oracles
   mitigations what users put around torch.compile, on real torch
   workloads   the catalogue's races on real torch (names: workloads.json)
+  script      a user's own script as a trial body (racelab pyrun)
   worker      the worker loop the supervisor talks to
+
+From a user's script: ``racelab.point("name")`` is an interleaving point where
+racelab runs the script, and a no-op anywhere else.
 """
+
+
+_hit = None  # the worker's points.Monitor._hit: counts the hit (metrics.point_hits) and passes the point
+
+
+def point(name):
+    """An interleaving point named `name` in the calling thread (racelab pyrun);
+    a no-op when racelab does not run the script."""
+    if _hit is not None:
+        _hit(name, name.encode())

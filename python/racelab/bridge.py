@@ -11,7 +11,7 @@ import json
 import os
 import threading
 
-OK, ABORTED, ERROR = 0, 1, -1
+OK, ABORTED, ERROR, FREE = 0, 1, -1, 2
 ABI_VERSION = 1
 
 
@@ -62,6 +62,8 @@ def _declare(lib):
         "racelab_host_thread_end": ([c_int], None),
         "racelab_host_join": ([c_int], c_int),
         "racelab_host_block": ([uintptr, c_char_p], c_int),
+        "racelab_host_yield": ([c_char_p], c_int),
+        "racelab_host_end_leftover": ([c_char_p], c_int),
         "racelab_host_release": ([uintptr], None),
         "racelab_host_acquire": ([uintptr, c_char_p], None),
         "racelab_host_forget_after_fork": ([], None),
@@ -72,10 +74,24 @@ def _declare(lib):
         fn.restype = res
 
 
-def _check(rc):
+# Where each managed thread was when the engine abandoned the trial (thread
+# ident -> (thread name, what it waited on, its stack)), for the hang
+# diagnostics; the worker clears it at each trial's start.
+aborted_at = {}
+
+
+def _note_abort(what):
+    me = _get_ident()
+    if me not in aborted_at:
+        import sys
+        aborted_at[me] = (threading.current_thread().name, what, sys._getframe(2))
+
+
+def _check(rc, what=None):
     if rc == OK:
         return
     if rc == ABORTED:
+        _note_abort(what)
         raise TrialAborted()
     raise BridgeError(_lib.racelab_host_last_error().decode(errors="replace"))
 
@@ -92,17 +108,75 @@ def managed():
     return _lib is not None and _lib.racelab_host_managed() == 1
 
 
+# Whether the running trial has a scheduler (any strategy but os and
+# os+jitter); the worker sets it at each trial's start.
+trial_scheduled = False
+
+
+def scheduled():
+    """The calling thread is a managed thread of a trial under a scheduler:
+    its waits are the scheduler's; anywhere else they are real ones."""
+    return trial_scheduled and managed()
+
+
 def point(name):
     """An interleaving point; `name` is bytes (hot path) or str."""
     if isinstance(name, str):
         name = name.encode()
     rc = _lib.racelab_host_point(name)
     if rc != OK:
-        _check(rc)
+        _check(rc, name)
+    if _unwinding and managed():
+        raise TrialAborted()
+
+
+# What each managed thread waits on right now (thread ident -> name), for the
+# hang diagnostics: set around every call that can wait for its turn.
+waiting = {}
+_get_ident = threading.get_ident
 
 
 def block(resource, what):
-    _check(_lib.racelab_host_block(resource, what.encode() if isinstance(what, str) else what))
+    what = what.encode() if isinstance(what, str) else what
+    me = _get_ident()
+    waiting[me] = what
+    try:
+        _check(_lib.racelab_host_block(resource, what), what)
+    finally:
+        waiting.pop(me, None)
+    if _unwinding:
+        raise TrialAborted()
+
+
+def step_aside(name):
+    """A step at which the caller steps aside (a sleep, a timed wait, a poll):
+    True after it under a scheduler; False when the caller runs freely and
+    must wait for real."""
+    rc = _lib.racelab_host_yield(name.encode() if isinstance(name, str) else name)
+    if rc == FREE:
+        if _unwinding and managed():
+            raise TrialAborted()
+        return False
+    _check(rc, name)
+    return True
+
+
+# Set when a trial's body ended and its threads left over (Python daemon
+# threads) must unwind: a free-running trial has no scheduler to abort them,
+# so their next call here raises TrialAborted.
+_unwinding = False
+
+
+def unwinding():
+    return _unwinding
+
+
+def unwind_leftover(on, why=""):
+    """Starts (on=True) or ends the unwinding of the threads left when the body ended."""
+    global _unwinding
+    _unwinding = on
+    if on and _lib is not None:
+        _check(_lib.racelab_host_end_leftover(why.encode()))
 
 
 def release(resource):
@@ -159,7 +233,12 @@ def run_managed(thread_id, body):
 
 def join(thread_id):
     """Waits in the scheduler for a managed thread to end (before the OS join)."""
-    _check(_lib.racelab_host_join(thread_id))
+    me = _get_ident()
+    waiting[me] = f"join of managed thread {thread_id}"
+    try:
+        _check(_lib.racelab_host_join(thread_id), waiting[me])
+    finally:
+        waiting.pop(me, None)
 
 
 class Thread(threading.Thread):

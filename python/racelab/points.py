@@ -207,3 +207,99 @@ class Monitor:
     def report(self):
         return {"method": self.method, "found": dict(sorted(self.found.items())),
                 "missing": dict(sorted(self.missing.items()))}
+
+
+class UserPoints:
+    """Points a user asks for (racelab pyrun --points), beside torch's named ones:
+
+      REGEX        a point at the entry of every function whose
+                   "module.qualname" matches REGEX in full ('mypkg\\..*|train\\.step');
+                   the script's own module is __main__ and also its file's
+                   stem (train.py: "train.step")
+      lines:REGEX  a point before every line run in a module whose name
+                   matches REGEX in full (sys.monitoring LINE events), for code
+                   with no named point: the user's own, or torch's
+                   torch._dynamo.config
+
+    Each code object or line is looked at once: sys.monitoring disables the
+    event where nothing matches, so the rest runs at full speed. Points are
+    named "fn:module.qualname" and "line:module:LINE". Needs sys.monitoring
+    (Python >= 3.12)."""
+
+    def __init__(self, specs, script_stem=None):
+        import re
+        self.funcs, self.lines = [], []
+        for spec in specs:
+            if spec.startswith("lines:"):
+                self.lines.append(re.compile(spec[len("lines:"):]))
+            else:
+                self.funcs.append(re.compile(spec))
+        self.script_stem = script_stem
+        self.tool = None
+
+    def _module_names(self, frame):
+        name = frame.f_globals.get("__name__", "?")
+        if name == "__main__" and self.script_stem:
+            return (name, self.script_stem)
+        return (name,)
+
+    def install(self, hit):
+        if not (self.funcs or self.lines):
+            return
+        if not hasattr(sys, "monitoring"):
+            raise ValueError("--points needs Python 3.12 or later (sys.monitoring)")
+        m = sys.monitoring
+        tool = next(t for t in range(0, 6) if m.get_tool(t) is None)
+        m.use_tool_id(tool, "racelab-user-points")
+        self.tool = tool
+        funcs, lines, names_of = self.funcs, self.lines, self._module_names
+        fn_names = {}
+        line_modules = {}
+
+        def on_start(code, offset):
+            p = fn_names.get(code, False)
+            if p is False:
+                p = None
+                for mod in names_of(sys._getframe(1)):
+                    full = f"{mod}.{code.co_qualname}"
+                    if any(r.fullmatch(full) for r in funcs):
+                        p = "fn:" + full
+                        p = (p, p.encode())
+                        break
+                fn_names[code] = p
+            if p is None:
+                return m.DISABLE
+            hit(*p)
+
+        def on_line(code, line):
+            mod = line_modules.get(code, False)
+            if mod is False:
+                mod = None
+                for name in names_of(sys._getframe(1)):
+                    if any(r.fullmatch(name) for r in lines):
+                        mod = name
+                        break
+                line_modules[code] = mod
+            if mod is None:
+                return m.DISABLE
+            name = f"line:{mod}:{line}"
+            hit(name, name.encode())
+
+        events = 0
+        if funcs:
+            m.register_callback(tool, m.events.PY_START, on_start)
+            events |= m.events.PY_START
+        if lines:
+            m.register_callback(tool, m.events.LINE, on_line)
+            events |= m.events.LINE
+        m.set_events(tool, events)
+
+    def uninstall(self):
+        if self.tool is None:
+            return
+        m = sys.monitoring
+        m.set_events(self.tool, 0)
+        m.register_callback(self.tool, m.events.PY_START, None)
+        m.register_callback(self.tool, m.events.LINE, None)
+        m.free_tool_id(self.tool)
+        self.tool = None

@@ -12,11 +12,24 @@ in threading's module globals when they are made, so they are controlled too.
 
 Only locks made after install() are controlled: install before importing torch.
 Under control a notify wakes every waiter (waits must re-check, as Python
-allows), and a timed wait is a point that may time out.
+allows), and a timed wait steps aside (another runnable thread runs first) and
+times out unless it was signalled meanwhile: the scheduler knows no wall time.
+In a free-running trial (os, os+jitter) and outside trials, waits are real.
+
+What threads that poll or wait call is a point too, so a polling thread lets
+the others run and a waiting one is never blocked where the scheduler cannot
+see: Event.is_set and time.sleep step aside; queue.SimpleQueue (C, blocking in
+the OS) is replaced by queue's own Python version, built on a Semaphore, so
+it and concurrent.futures' pools wait through the Condition below; a timed
+Thread.join steps aside and returns with the thread still running unless it
+ended. queue.Queue, Barrier and concurrent.futures' Future are Condition-based
+already.
 """
 import _thread
+import queue
 import sys
 import threading
+import time
 
 from . import bridge
 
@@ -55,9 +68,11 @@ class Lock:
             got = self._lock.acquire(False)
             while not got and blocking:
                 if timeout is not None and timeout >= 0:
-                    # The scheduler knows no wall time: one more chance, then a timeout.
-                    bridge.point(self._bname)
-                    got = self._lock.acquire(False)
+                    # The scheduler knows no wall time: step aside once, then a timeout.
+                    if bridge.step_aside(self._bname):
+                        got = self._lock.acquire(False)
+                    else:
+                        got = self._lock.acquire(True, timeout)
                     break
                 bridge.block(id(self), self._bname)
                 got = self._lock.acquire(False)
@@ -83,6 +98,13 @@ class Lock:
 
     def _is_owned(self):
         return self._lock.locked() and self._owner == _get_ident()
+
+    def _take_unwinding(self):
+        """The lock taken for real while the thread unwinds an abandoned
+        trial (every thread then runs freely, and its holder is unwinding
+        too), so a `with` block around a wait can release it on its way out."""
+        self._lock.acquire()
+        self._owner = _get_ident()
 
     def _at_fork_reinit(self):
         self._lock = _real_lock()
@@ -146,6 +168,10 @@ class RLock:
         self._block.acquire()
         self._count, self._owner = state
 
+    def _take_unwinding(self, state=(1, None)):
+        self._block._take_unwinding()
+        self._count, self._owner = state[0], _get_ident()
+
     def _at_fork_reinit(self):
         self._block._at_fork_reinit()
         self._owner, self._count = None, 0
@@ -180,7 +206,15 @@ class Condition:
             self._lock.acquire()
 
     def wait(self, timeout=None):
-        if not bridge.managed():
+        if not bridge.scheduled():
+            if timeout is None:
+                # The real wait, in slices, so that a trial's daemon thread
+                # left waiting when a free-running script ended can unwind.
+                me = threading.current_thread()
+                while not self._real.wait(0.05):
+                    if bridge.unwinding() and getattr(me, "_racelab_unwind", False):
+                        raise bridge.TrialAborted()
+                return True
             return self._real.wait(timeout)
         if not self._lock._is_owned():
             raise RuntimeError("cannot wait on un-acquired lock")
@@ -192,9 +226,18 @@ class Condition:
                 # this block, so a notify cannot slip in unseen.
                 bridge.block(id(self), b"condition.wait")
             else:
-                bridge.point(b"condition.wait_for")
+                bridge.step_aside(b"condition.wait_timeout")
         finally:
-            self._acquire_restore(state)
+            try:
+                self._acquire_restore(state)
+            except bridge.TrialAborted:
+                # Unwinding: the caller's `with` releases the lock on its way
+                # out, so it must hold it (RuntimeError otherwise).
+                if isinstance(self._lock, RLock) and state is not None:
+                    self._lock._take_unwinding(state)
+                else:
+                    self._lock._take_unwinding()
+                raise
         return self._notified != seen
 
     def wait_for(self, predicate, timeout=None):
@@ -229,6 +272,10 @@ def _thread_init_with_real_started(original):
     def __init__(self, *args, **kwargs):
         original(self, *args, **kwargs)
         self._started._cond = _RealCondition(_real_lock())
+        # threading's own bookkeeping, not a poll: Thread.start asks it before
+        # the new thread exists, so stepping aside there would wait for a
+        # thread that cannot take its turn.
+        self._started._racelab_internal = True
 
     return __init__
 
@@ -239,9 +286,17 @@ def _managed_start(original):
     def start(self):
         rid = bridge.thread_create() if bridge.loaded() else -1
         self._racelab_id = rid
+        self._racelab_done = False
         if rid >= 0:
             body = self.run
-            self.run = lambda: bridge.run_managed(rid, body)
+
+            def run():
+                try:
+                    bridge.run_managed(rid, body)
+                finally:
+                    self._racelab_done = True
+
+            self.run = run
         original(self)
 
     return start
@@ -249,14 +304,41 @@ def _managed_start(original):
 
 def _managed_join(original):
     # A managed parent waits in the scheduler first, so the OS join never
-    # blocks a thread the scheduler believes is running.
+    # blocks a thread the scheduler believes is running. A timed join steps
+    # aside once and, unless the thread's managed part ended, times out.
     def join(self, timeout=None):
         rid = getattr(self, "_racelab_id", -1)
-        if rid >= 0 and bridge.managed():
-            bridge.join(rid)
+        if rid >= 0 and bridge.scheduled():
+            if timeout is not None:
+                bridge.step_aside(b"thread.join_timeout")
+                if not self._racelab_done:
+                    return
+            else:
+                bridge.join(rid)
+            timeout = None
         original(self, timeout)
 
     return join
+
+
+_real_sleep = time.sleep
+_real_is_set = threading.Event.is_set
+
+
+def _sleep(seconds):
+    """time.sleep: under a scheduler, a step aside (no wall time passes)."""
+    if not bridge.scheduled():
+        return _real_sleep(seconds)
+    if seconds < 0:
+        raise ValueError("sleep length must be non-negative")
+    bridge.step_aside(b"time.sleep")
+
+
+def _is_set(self):
+    """Event.is_set: a polling loop's test, so a step aside under a scheduler."""
+    if bridge.scheduled() and not getattr(self, "_racelab_internal", False):
+        bridge.step_aside(b"event.is_set")
+    return _real_is_set(self)
 
 
 def install():
@@ -270,6 +352,10 @@ def install():
         threading.Thread.__init__ = _thread_init_with_real_started(threading.Thread.__init__)
         threading.Thread.start = _managed_start(threading.Thread.start)
         threading.Thread.join = _managed_join(threading.Thread.join)
+        threading.Event.is_set = _is_set
+        time.sleep = _sleep
+        queue.SimpleQueue = queue._PySimpleQueue
         _installed = True
     return ["threading.Lock", "threading.RLock", "threading.Condition", "threading.Thread.start/join",
-            "threading.Event (on Condition)", "threading.Semaphore (on Condition)"]
+            "threading.Event (on Condition; is_set steps aside)", "threading.Semaphore, Barrier (on Condition)",
+            "time.sleep (steps aside)", "queue.SimpleQueue (queue's Python version)"]

@@ -29,6 +29,22 @@ def problems():
     return out
 
 
+def restore():
+    """Puts back what problems() checks, as a fresh process has it. Only for a
+    run that is not a trial (a script's native warm-up, whose race may leave
+    the flag set): a trial's leftovers are its outcome, never undone."""
+    if getattr(_st, "_is_fx_tracing_flag", False):
+        _st._is_fx_tracing_flag = False
+    for a in _MODULE_ATTRS:
+        if torch.nn.Module.__dict__.get(a) is not _original[a]:
+            if _original[a] is None:
+                delattr(torch.nn.Module, a)
+            else:
+                setattr(torch.nn.Module, a, _original[a])
+    if getattr(_st, "CURRENT_PATCHER", None) is not None:
+        _st.CURRENT_PATCHER = None
+
+
 def reset():
     """Fresh compile state for a trial: dynamo's caches and counters, the default config."""
     torch._dynamo.reset()

@@ -20,11 +20,11 @@ One trial body, shaped by knobs, runs on managed thread 0:
 import json
 import os
 import sys
-import threading
 
 import torch
 
 from . import bridge, mitigations, torch_state
+from .script import BadScript, ScriptTrial  # noqa: F401 -- the worker names them through this module
 
 _SPEC = json.load(open(os.path.join(os.path.dirname(__file__), "workloads.json")))
 WORKLOADS = {w["name"]: w for w in _SPEC["workloads"]}
@@ -323,87 +323,6 @@ def spawned_role(knobs, i, threads, seed):
     except BaseException as e:  # noqa: BLE001
         errors.append(f"{type(e).__name__}: {e}")
     return {"errors": errors, "wrong": t.wrong, "stuck": torch_state.problems()}
-
-
-class ScriptTrial:
-    """racelab pyrun: a user's script as the trial body, run as __main__ on
-    managed thread 0 with sys.argv = [script, *args]. Every thread it starts
-    is managed (racelab.sync); exceptions that escape a thread or the script
-    are errors; the torch state oracles apply as for the built-in workloads.
-    The mitigation is the script's to apply: it reads $RACELAB_MITIGATION."""
-
-    def __init__(self, knobs, mitigation, threads, seed, monitor):
-        self.script, self.args = knobs["script"], [str(a) for a in knobs["args"]]
-        self.mitigation, self.seed, self.monitor = mitigation, seed, monitor
-
-    def warm_up(self):
-        """The script once before its first trial, uncontrolled, each thread
-        it starts run to its end inside start() (so nothing races): torch's
-        lazy imports and first-time set-up happen here. Under control, a
-        thread importing a module while another holds the import lock would
-        block where the scheduler cannot see it."""
-        start, join = threading.Thread.start, threading.Thread.join
-
-        def run_now(t):
-            try:
-                t.run()
-            except BaseException:  # noqa: BLE001 -- a warm-up's failure is not a trial's
-                pass
-
-        threading.Thread.start, threading.Thread.join = run_now, lambda t, timeout=None: None
-        try:
-            self._exec([], "none")
-        finally:
-            threading.Thread.start, threading.Thread.join = start, join
-            torch_state.reset()
-
-    def _exec(self, errors, mitigation):
-        """Runs the script as __main__ in a namespace of its own, kept until
-        the next run (dynamo's guards refer to the script's globals)."""
-        saved = sys.argv, list(sys.path), os.environ.get("RACELAB_MITIGATION")
-        sys.argv = [self.script] + self.args
-        sys.path.insert(0, os.path.dirname(os.path.abspath(self.script)))
-        os.environ["RACELAB_MITIGATION"] = mitigation
-        os.environ["RACELAB_SEED"] = str(self.seed)
-        try:
-            with open(self.script) as f:
-                code = compile(f.read(), self.script, "exec")
-            ScriptTrial.namespace = {"__name__": "__main__", "__file__": self.script, "__builtins__": __builtins__}
-            exec(code, ScriptTrial.namespace)
-        except SystemExit as e:
-            if e.code not in (0, None):
-                errors.append(f"SystemExit: {e.code}")
-        except bridge.TrialAborted:
-            raise
-        except BaseException as e:  # noqa: BLE001
-            errors.append(f"{type(e).__name__}: {e}")
-        finally:
-            sys.argv, sys.path[:] = saved[0], saved[1]
-            if saved[2] is None:
-                os.environ.pop("RACELAB_MITIGATION", None)
-            else:
-                os.environ["RACELAB_MITIGATION"] = saved[2]
-
-    def run(self):
-        errors = []
-
-        def hook(a):
-            if not issubclass(a.exc_type, bridge.TrialAborted):
-                errors.append(f"{a.exc_type.__name__}: {a.exc_value}")
-
-        saved_hook, threading.excepthook = threading.excepthook, hook
-        fallbacks_before = self.monitor.hits.get("compiled.eager_fallback", 0)
-        try:
-            self._exec(errors, self.mitigation)
-        finally:
-            threading.excepthook = saved_hook
-        stuck = torch_state.problems()
-        return {
-            "errors": errors,
-            "stuck_state": "; ".join(stuck) + (" after the script returned" if stuck else ""),
-            "silent_fallbacks": self.monitor.hits.get("compiled.eager_fallback", 0) - fallbacks_before,
-            "metrics": {"torch": torch_state.version()},
-        }
 
 
 def _bench_target():

@@ -68,10 +68,12 @@ std::vector<PlannedCell> plan_cells(const std::vector<Scenario>& scenarios, cons
             c.scenario = si;
             CellSpec& spec = c.spec;
             spec.scenario = s.name;
-            spec.workload = s.workload;
+            spec.workload = engine_workload(s.workload);
             spec.mitigation = mitigation;
             spec.strategy = budget.strategy;
-            spec.knobs = s.exec.is_null() ? s.knobs : exec_cell_knobs(s, mitigation, threads);
+            spec.knobs = !s.exec.is_null()    ? exec_cell_knobs(s, mitigation, threads)
+                         : !s.pyrun.is_null() ? pyrun_cell_knobs(s, mitigation, threads)
+                                              : s.knobs;
             spec.threads = threads;
             spec.seed = seed;
             spec.max_trials = scaled_count(budget.trials, options.budget_scale);

@@ -119,6 +119,7 @@ Scenario parse_scenario(const json& doc, const std::string& file, const std::str
   s.supervised = doc.value("supervised", true);
   s.trial_timeout_s = doc.value("trial_timeout_s", 30.0);
   if (doc.contains("exec")) s.exec = doc["exec"];
+  if (doc.contains("pyrun")) s.pyrun = doc["pyrun"];
   return s;
 }
 

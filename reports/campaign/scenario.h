@@ -94,6 +94,7 @@ struct Scenario {
   bool supervised = true;
   double trial_timeout_s = 30;
   nlohmann::json exec;    // workload "exec": the program variants (scenario_exec.h); else null
+  nlohmann::json pyrun;   // workload "pyrun": the script variants (scenario_exec.h); else null
   nlohmann::json source;  // the whole document as written
 
   const Expectation* expectation_for(const std::string& mitigation) const;

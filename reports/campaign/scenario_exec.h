@@ -19,6 +19,21 @@
 // resolves the program, records its size and hash (program_id) and judges
 // the trials like `racelab exec` does, so expectations, reports, schedules
 // and replays need nothing of their own.
+//
+// A user's own Python script is the same idea ("workload": "pyrun", the
+// engine's python_script, run as `racelab pyrun` runs it):
+//
+//   "workload": "pyrun",
+//   "pyrun": {"commands": {"none":     ["train.py"],
+//                          "lock_all": ["train.py", "--fix", "lock_all"]},
+//             "fail_on_output": "mismatch", "expect_exit": 0,
+//             "let_go_cpu_ms": 200, "points": ["lines:train"]}
+//
+// A script path is relative to the scenario file and becomes one relative to
+// racelab's working directory (the Python's, ci/in-torch-root's /src, when
+// racelab runs from the repository root): no absolute path is recorded. The
+// cell's knobs record the script's id (SIZE:FNV1A64), so a schedule names the
+// script it was made for.
 #ifndef RACELAB_REPORTS_SCENARIO_EXEC_H_
 #define RACELAB_REPORTS_SCENARIO_EXEC_H_
 
@@ -33,8 +48,11 @@
 namespace racelab::reports {
 
 inline constexpr const char* kExecScenarioWorkload = "exec";
+inline constexpr const char* kPyrunScenarioWorkload = "pyrun";
+// The engine workload a scenario's "workload" names: python_script for "pyrun".
+std::string engine_workload(const std::string& scenario_workload);
 
-// Problems of doc["exec"] (and of a "knobs" beside it), each via `add(path,
+// Problems of doc["exec"] or doc["pyrun"] (and of a "knobs" beside it), each via `add(path,
 // found, expected)`. With `info` (the registry's "exec" workload) every
 // variant's program is also checked: there, runnable, dynamically linked.
 using AddProblem = std::function<void(const std::string& path, const std::string& found, const std::string& expected)>;
@@ -46,6 +64,8 @@ void check_exec_section(const nlohmann::json& doc, const std::string& file, cons
 // program's path made absolute when it names a folder. No file is touched:
 // reports rebuilt elsewhere plan the same cells.
 nlohmann::json exec_cell_knobs(const Scenario& s, const std::string& mitigation, int threads);
+// The same for a "pyrun" scenario: the python_script workload's knobs.
+nlohmann::json pyrun_cell_knobs(const Scenario& s, const std::string& mitigation, int threads);
 
 }  // namespace racelab::reports
 

@@ -123,7 +123,7 @@ class Checker {
 const std::set<std::string> kTopKeys = {"format",     "version",     "name",         "race",       "description",
                                         "workload",   "knobs",       "threads",      "seeds",      "strategies",
                                         "mitigations", "expectations", "cost",        "supervised", "trial_timeout_s",
-                                        "expectations_by_libtorch", "exec", "model"};
+                                        "expectations_by_libtorch", "exec", "pyrun", "model"};
 const std::set<std::string> kStrategyKeys = {"strategy", "trials", "seconds", "threads"};
 const std::set<std::string> kExpectationKeys = {"reproduces_within", "holds_over", "outcome", "allowed", "max_rate",
                                                 "holds",             "strategies", "threads", "why"};
@@ -263,7 +263,7 @@ void check_identity(Checker& c, const json& doc) {
 const WorkloadInfo* check_workload(Checker& c, const json& doc, const WorkloadLookup& lookup) {
   const WorkloadInfo* info = nullptr;
   if (auto* w = c.require(doc, "$", "workload"); w && c.string(*w, "$.workload") && lookup) {
-    info = lookup(w->get<std::string>());
+    info = lookup(engine_workload(w->get<std::string>()));
     if (!info) c.add("$.workload", show(*w), "a registered workload (racelab list shows them)");
   }
   if (doc.contains("knobs")) {
@@ -357,7 +357,8 @@ std::vector<std::string> check_mitigations(Checker& c, const json& doc, const Wo
         const auto name = (*m)[i].get<std::string>();
         if (std::find(mitigations.begin(), mitigations.end(), name) != mitigations.end())
           c.add(p, show((*m)[i]), "each mitigation once");
-        else if (doc.contains("workload") && doc["workload"] == kExecScenarioWorkload) {
+        else if (doc.contains("workload") &&
+                 (doc["workload"] == kExecScenarioWorkload || doc["workload"] == kPyrunScenarioWorkload)) {
           // A user's own variants of the program: any name that can name files and report anchors.
           static const std::regex re("^[a-z0-9][a-z0-9_]*$");
           if (!std::regex_match(name, re))

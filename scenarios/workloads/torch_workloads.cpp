@@ -32,11 +32,18 @@ struct TorchWorkloads {
         if (k.contains("dim")) racelab::int_knob(k, "dim", 1, 4096);
         if (k.contains("layers")) racelab::int_knob(k, "layers", 1, 64);
         if (k.contains("calls")) racelab::int_knob(k, "calls", 1, 1000000);
+        if (k.contains("let_go_cpu_ms")) racelab::int_knob(k, "let_go_cpu_ms", 0, 600000);
+        if (k.contains("expect_exit")) racelab::int_knob(k, "expect_exit", 0, 255);
         if (k.contains("hop") && (!k.at("hop").is_string() ||
                                   (k.at("hop") != "auto" && k.at("hop") != "flex_attention" && k.at("hop") != "cond")))
           throw racelab::KnobError("hop", k.at("hop").dump(), "auto | flex_attention | cond");
         if (k.contains("script") && k.at("script").get<std::string>().empty())
           throw racelab::KnobError("script", "\"\"", "the path of a Python script (racelab pyrun -- SCRIPT ARGS)");
+        if (k.contains("points"))
+          for (const auto& a : k.at("points"))
+            if (!a.is_string() || a.get<std::string>().empty() || a.get<std::string>() == "lines:")
+              throw racelab::KnobError("points", a.dump(),
+                                       "REGEX (function entries, \"module.qualname\") or lines:REGEX (module names)");
         if (k.contains("args"))
           for (const auto& a : k.at("args"))
             if (!a.is_string()) throw racelab::KnobError("args", a.dump(), "strings, the script's arguments");

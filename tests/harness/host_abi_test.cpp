@@ -132,7 +132,74 @@ TEST(HostAbi, OppositeLockOrderIsAHangAndBlockedCallsAreAborted) {
   EXPECT_GE(aborted.load(), 1) << "a thread blocked in a deadlock must get RACELAB_HOST_ABORTED";
 }
 
+// A thread that spins on a plain flag with no call into racelab, while the
+// thread that would clear the flag waits for its turn: only a let-go by the
+// spinner's CPU time (knob let_go_cpu_ms) ends it, and the decisions say so.
+json spin_trial(int let_go_cpu_ms) {
+  json s = spec({{"kind", "random"}}, 3);
+  s["knobs"] = {{"let_go_cpu_ms", let_go_cpu_ms}};
+  s["watchdog_s"] = 3;
+  EXPECT_EQ(racelab_host_trial_begin(s.dump().c_str()), RACELAB_HOST_OK) << racelab_host_last_error();
+  EXPECT_EQ(racelab_host_enter_main(), RACELAB_HOST_OK);
+  std::atomic<bool> running{true}, spinning{false};
+  int spinner = racelab_host_thread_create();
+  std::thread t([&] {
+    if (racelab_host_thread_start(spinner) == RACELAB_HOST_OK) {
+      spinning = true;
+      while (running.load()) {
+      }
+    }
+    racelab_host_thread_end(spinner);
+  });
+  // Main waits (a yield at a time) until the spinner runs, then clears the flag.
+  while (!spinning.load())
+    if (racelab_host_yield("main.wait_for_spinner") == RACELAB_HOST_ABORTED) break;
+  running = false;
+  racelab_host_join(spinner);
+  t.join();
+  racelab_host_exit_main();
+  return end_trial(json::object());
+}
+
+TEST(HostAbi, AThreadSpinningWithNoPointIsLetGoByItsCpuTime) {
+  json r = spin_trial(50);
+  EXPECT_EQ(r.at("outcome").get<std::string>(), "holds") << r.dump();
+  bool let_go = false;
+  for (const auto& d : r.at("decisions")) let_go = let_go || d.value("let_go", false);
+  EXPECT_TRUE(let_go) << "the spinner's let-go is not in the schedule: " << r.dump();
+}
+
+TEST(HostAbi, WithoutLetGoASpinningThreadIsAHang) {
+  json r = spin_trial(0);
+  EXPECT_EQ(r.at("outcome").get<std::string>(), "hang") << r.dump();
+}
+
+// Threads the body does not wait for (Python's daemon threads), blocked when
+// it ends: end_leftover unwinds them and the observation classifies the trial.
+TEST(HostAbi, LeftoverThreadsUnwindAndTheObservationDecides) {
+  for (bool with_error : {false, true}) {
+    ASSERT_EQ(racelab_host_trial_begin(spec({{"kind", "random"}}, 5).dump().c_str()), RACELAB_HOST_OK);
+    ASSERT_EQ(racelab_host_enter_main(), RACELAB_HOST_OK);
+    int id = racelab_host_thread_create();
+    std::atomic<int> rc{-5};
+    std::thread t([&] {
+      if (racelab_host_thread_start(id) == RACELAB_HOST_OK) rc = racelab_host_block(42, "waits.forever");
+      racelab_host_thread_end(id);
+    });
+    racelab_host_point("main.work");
+    ASSERT_EQ(racelab_host_end_leftover("a daemon thread left"), RACELAB_HOST_OK);
+    racelab_host_exit_main();
+    json obs = json::object();
+    if (with_error) obs["errors"] = {"ValueError: from the body"};
+    json r = end_trial(obs);
+    t.join();
+    EXPECT_EQ(r.at("outcome").get<std::string>(), with_error ? "error" : "holds") << r.dump();
+    EXPECT_NE(rc.load(), RACELAB_HOST_OK);
+  }
+}
+
 TEST(HostAbi, OutsideATrialEverythingRunsFreely) {
+  EXPECT_EQ(racelab_host_yield("a.sleep"), RACELAB_HOST_FREE);
   EXPECT_EQ(racelab_host_managed(), 0);
   EXPECT_EQ(racelab_host_point("anything"), RACELAB_HOST_OK);
   EXPECT_EQ(racelab_host_thread_create(), -1);

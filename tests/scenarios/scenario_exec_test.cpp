@@ -122,5 +122,54 @@ TEST(ScenarioExec, AnExecSectionOnlyWithTheExecWorkload) {
   EXPECT_TRUE(has(validate_scenario(d, "f.json"), "$.exec", "only with \"workload\": \"exec\""));
 }
 
+// A user's own Python script (workload "pyrun"): the same variants, run as
+// the engine's python_script, with the script path made relative to the
+// working directory (where the Python finds it), never absolute.
+json pyrun_doc() {
+  return json::parse(R"({
+    "format": "racelab-scenario", "version": 1, "name": "mine_py", "description": "my script and its fix",
+    "workload": "pyrun", "threads": [1],
+    "pyrun": {"command": ["train.py", "--fix", "{mitigation}"], "let_go_cpu_ms": 500, "points": ["lines:train"]},
+    "strategies": [{"strategy": "auto+os", "trials": 20}],
+    "mitigations": ["none", "lock_all"],
+    "expectations": {"none": {"reproduces_within": 10}, "lock_all": {"holds_over": 20}}})");
+}
+
+TEST(ScenarioPyrun, PlansPythonScriptCellsWithScriptsRelativeToTheWorkingDirectory) {
+  namespace fs = std::filesystem;
+  const std::string file = (fs::current_path() / "cat" / "mine_py.json").string();
+  const auto ps = validate_scenario(pyrun_doc(), file);
+  ASSERT_TRUE(ps.empty()) << all(ps);
+  const auto cells = plan_cells({parse_scenario(pyrun_doc(), file)}, {});
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_EQ(cells[0].spec.workload, "python_script");
+  EXPECT_EQ(cells[1].spec.mitigation, "lock_all");
+  EXPECT_EQ(cells[1].spec.knobs["script"], "cat/train.py");
+  EXPECT_EQ(cells[1].spec.knobs["args"], json({"--fix", "lock_all"}));
+  EXPECT_EQ(cells[1].spec.knobs["let_go_cpu_ms"], 500);
+  EXPECT_EQ(cells[1].spec.knobs["points"], json({"lines:train"}));
+  EXPECT_FALSE(cells[1].spec.knobs.contains("script_id"));  // no such file here: nothing to hash
+}
+
+TEST(ScenarioPyrun, ProblemsNameTheirPath) {
+  json d = pyrun_doc();
+  d["pyrun"]["fork_server"] = false;  // exec's, not pyrun's
+  d["pyrun"]["points"] = "lines:train";
+  d["exec"] = {{"command", {"./prog"}}};
+  d["knobs"] = {{"steps", 2}};
+  const auto ps = validate_scenario(d, "mine_py.json");
+  EXPECT_TRUE(has(ps, "$.pyrun.fork_server", "one of")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.exec", "only with \"workload\": \"exec\"")) << all(ps);
+  EXPECT_TRUE(has(ps, "$.knobs", "no knobs with workload pyrun")) << all(ps);
+  json e = pyrun_doc();
+  e["pyrun"]["points"] = "lines:train";
+  EXPECT_TRUE(has(validate_scenario(e, "mine_py.json"), "$.pyrun.points", "an array of strings"))
+      << all(validate_scenario(e, "mine_py.json"));
+  json f = pyrun_doc();
+  f["pyrun"].erase("command");
+  EXPECT_TRUE(has(validate_scenario(f, "mine_py.json"), "$.pyrun.commands.none", "a command for every"))
+      << all(validate_scenario(f, "mine_py.json"));
+}
+
 }  // namespace
 }  // namespace racelab::reports

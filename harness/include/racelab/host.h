@@ -28,6 +28,11 @@
  * controller does not manage gets RACELAB_HOST_OK at once: points and
  * primitives are then no-ops, as in racelab/sync.h.
  *
+ * A managed thread that runs on with no call into racelab for longer than the
+ * trial's knob let_go_cpu_ms of its own CPU time (never wall time: a loaded
+ * machine changes nothing) is let go: it runs freely and rejoins at its next
+ * call, and the schedule records the let_go step (engine/scheduler.h).
+ *
  * Names (points, resources) may be temporary: the library interns them.
  * Errors from trial_begin / trial_end: racelab_host_last_error().
  */
@@ -44,6 +49,9 @@ extern "C" {
 #define RACELAB_HOST_OK 0
 #define RACELAB_HOST_ABORTED 1
 #define RACELAB_HOST_ERROR (-1)
+/* racelab_host_yield only: the caller is not under a scheduler (no trial, an
+ * unmanaged thread, or a free-running trial): it waits for real. */
+#define RACELAB_HOST_FREE 2
 
 /* RACELAB_HOST_ABI_VERSION of the library: a host checks it before anything. */
 int racelab_host_abi_version(void);
@@ -84,6 +92,16 @@ int racelab_host_thread_create(void);
 int racelab_host_thread_start(int id);
 void racelab_host_thread_end(int id);
 int racelab_host_join(int id);
+/* A step at which the caller steps aside (a sleep, a timed wait, a poll of a
+ * flag): under a scheduler another runnable thread runs first when there is
+ * one, and the choice is no preemption. OK after that step; FREE when the
+ * caller is not scheduled (see RACELAB_HOST_FREE). */
+int racelab_host_yield(const char* name);
+/* The trial body is done and the threads left are ones it does not wait for
+ * (Python's daemon threads): they are unwound (their next call into racelab
+ * answers ABORTED) and the trial is classified by its observation, as if they
+ * had ended. */
+int racelab_host_end_leftover(const char* why);
 /* A primitive that cannot proceed (resource: any stable address-like key)
  * blocks in the scheduler; release makes its waiters runnable; acquire is
  * informational (timelines). */
