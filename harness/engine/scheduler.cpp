@@ -286,7 +286,7 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool
     // can run: two pollers handing the turn to each other would starve the
     // thread both wait for.
     auto working = std::find_if(runnable.begin(), runnable.end(), [&](int t) { return polling_[t] == 0; });
-    if (working != runnable.end())
+    if (options_.poll_aware && working != runnable.end())
       runnable.erase(std::remove_if(runnable.begin(), runnable.end(), [&](int t) { return polling_[t] != 0; }),
                      runnable.end());
   }
@@ -298,8 +298,8 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool
   ctx.pending = &pending_;
   ctx.footprints = &footprints_;
   ctx.let_go = let_go;
-  ctx.requester_yielded = yield && threads_[self].state == State::kRunnable;
-  ctx.polling = &polling_;
+  ctx.requester_yielded = options_.poll_aware && yield && threads_[self].state == State::kRunnable;
+  ctx.polling = options_.poll_aware ? &polling_ : nullptr;
   ctx.waiting_since = &waiting_since_;
   ctx.fair_steps = options_.fair_steps;
   std::string why;

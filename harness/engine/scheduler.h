@@ -53,6 +53,13 @@ class Scheduler : public Controller {
   struct Options {
     int64_t max_steps = 200000;   // more steps: livelock, ends as hang
     int64_t fair_steps = 0;       // ChoiceContext::fair_steps (0: none)
+    // Polls as the exec host sees them (sched_yield, sleeps, timed waits in a
+    // program no one here wrote): a yield hands the turn to a working thread
+    // before another poller, and strategies rank pollers lowest
+    // (ChoiceContext::polling, requester_yielded). Off elsewhere: the Python
+    // host's yields are waits that a notify ends, and ranking the woken thread
+    // lowest hid the very interleavings its races need.
+    bool poll_aware = false;
     bool record_events = true;
     size_t max_events = 50000;    // the timeline is truncated past this
     // Called (under the scheduler's lock) for every decision as it is made; the

@@ -243,6 +243,7 @@ int run_trial(PreparedTrial& trial, int argc, char** argv) {
     // A program no one here wrote may loop doing work until another thread
     // tells it to stop; natively that thread gets a core within a time slice.
     opt.fair_steps = kExecFairSteps;
+    opt.poll_aware = true;  // its yields and sleeps are polls (Scheduler::Options)
     opt.record_events = spec.record_events;
     opt.on_decision = [](const DecisionView& d) { mirror_decision(g_trace, d); };
     g_sched = new Scheduler(strategy, opt);  // never freed: threads park in it until the process ends

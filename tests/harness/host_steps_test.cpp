@@ -140,6 +140,7 @@ TEST(HostSteps, PollersDoNotStarveTheThreadTheyWaitForUnderPct) {
     auto strategy = racelab::make_strategy({{"kind", "pct"}, {"d", 1}, {"k", 50}}, seed);
     Scheduler::Options opt;
     opt.max_steps = 5000;
+    opt.poll_aware = true;  // the exec host's setting
     Scheduler s(strategy.get(), opt);
     std::atomic<bool> done{false};
     std::thread main_thread([&] {
@@ -181,6 +182,7 @@ TEST(HostSteps, TheStepLimitIsALivelockOnlyWhenEveryRunnableThreadPolls) {
   auto strategy = racelab::make_strategy({{"kind", "random"}}, 3);
   Scheduler::Options opt;
   opt.max_steps = 300;
+  opt.poll_aware = true;  // the exec host's setting
   {
     Scheduler s(strategy.get(), opt);
     std::thread main_thread([&] {
