@@ -296,7 +296,9 @@ TEST(HostSteps, AStarvedThreadRunsUnderEveryRankingStrategy) {
       ctx.step = ctx.fair_steps;  // starved now
       EXPECT_EQ(strategy->choose(ctx, &why), 1) << kind << " seed " << seed;
     }
-    if (std::string(kind) == "follow") EXPECT_EQ(chose_poller_early, 0) << "the non-preemptive default keeps the worker";
+    if (std::string(kind) == "follow") {
+      EXPECT_EQ(chose_poller_early, 0) << "the non-preemptive default keeps the worker";
+    }
   }
   ctx.fair_steps = 0;  // off: the non-preemptive default keeps the worker however long the other waited
   ctx.step = 1000000;
