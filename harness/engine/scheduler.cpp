@@ -162,9 +162,7 @@ std::string Scheduler::describe_step_limit(const std::vector<int>& runnable) con
     where += fmt::format("{}thread {} {} {}", where.empty() ? "" : ", ", t, polling_[t] ? "polls at" : "works at",
                          pending_[t] ? pending_[t] : "?");
   }
-  bool any_free = false;
-  for (const auto& t : threads_) any_free = any_free || t.state == State::kFree;
-  if (all_poll && !any_free)
+  if (all_poll && free_ == 0)
     return fmt::format("livelock: step limit {} reached and every runnable thread only polls, waiting for something "
                        "no thread will do ({})",
                        options_.max_steps, where);
@@ -238,11 +236,19 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool
   // run, time jumps to the first wake-up (a thread let go may still call in,
   // but it runs in real time, which logical time does not wait for).
   wake_sleepers(/*jump=*/true);
-  bool all_ended = true, any_free = false;
+  // One pass: the candidates, whether all have ended, and how long each
+  // candidate has waited as one (starved_thread()); a thread that could not
+  // run in between starts its wait anew.
+  bool all_ended = true;
+  const bool any_free = free_ > 0;
   for (size_t i = 0; i < threads_.size(); ++i) {
-    if (threads_[i].state == State::kRunnable) runnable.push_back(static_cast<int>(i));
     if (threads_[i].state != State::kEnded) all_ended = false;
-    if (threads_[i].state == State::kFree) any_free = true;
+    if (threads_[i].state != State::kRunnable) {
+      waiting_since_[i] = -1;
+      continue;
+    }
+    runnable.push_back(static_cast<int>(i));
+    if (waiting_since_[i] < 0) waiting_since_[i] = step_;
   }
   if (runnable.empty()) {
     if (all_ended) {
@@ -266,15 +272,6 @@ void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool
       abort_locked(Outcome::kHang, describe_step_limit(runnable));
       return;
     }
-  }
-  // How long each runnable thread has waited as a candidate (starved_thread()).
-  for (size_t i = 0, r = 0; i < threads_.size(); ++i) {
-    const bool is_candidate = r < runnable.size() && runnable[r] == static_cast<int>(i);
-    if (is_candidate) ++r;
-    if (!is_candidate)
-      waiting_since_[i] = -1;
-    else if (waiting_since_[i] < 0)
-      waiting_since_[i] = step_;
   }
   bool self_runnable = threads_[self].state == State::kRunnable;
   if (yield && self_runnable && runnable.size() > 1) {
@@ -412,21 +409,29 @@ void Scheduler::on_access(const char* name, const void* object, Access access) {
 // A yield names no object: what follows may touch anything.
 void Scheduler::on_yield(const char* name) { step_at(name, nullptr, true, "yield", /*yield=*/true); }
 
-void Scheduler::on_sleep(const char* name, int64_t ns) {
-  if (ns <= 0) return on_yield(name);
-  int me = self();
-  Lock lk(mu_);
+void Scheduler::enter_step(Lock& lk, int me, const char* name, bool polls) {
   if (aborted_) return throw_aborted(lk);
-  if (threads_[me].state == State::kFree) {
+  if (threads_[me].state == State::kFree) {  // rare: checked here, so a kept step makes no call for it
     rejoin(lk, me, name);
     if (aborted_) return throw_aborted(lk);
   }
-  if (free_ > 0) {  // see step_at: a thread let go runs in real time
+  if (polls && free_ > 0) {
+    // A thread that was let go runs freely, in real time: a poller that waits
+    // for it lets real time pass, or it would spin through the step limit
+    // before the free thread has done anything.
     lk.unlock();
     std::this_thread::sleep_for(std::chrono::microseconds(50));
     lk.lock();
     if (aborted_) return throw_aborted(lk);
   }
+}
+
+void Scheduler::on_sleep(const char* name, int64_t ns) {
+  if (ns <= 0) return on_yield(name);
+  int me = self();
+  Lock lk(mu_);
+  enter_step(lk, me, name, /*polls=*/true);
+  if (aborted_) return;  // unwinding already: throw_aborted returned
   pending_[me] = name;
   footprints_[me] = Footprint{};
   polling_[me] = 1;  // a thread that sleeps to wait polls, as one that yields does
@@ -444,20 +449,8 @@ void Scheduler::on_sleep(const char* name, int64_t ns) {
 void Scheduler::step_at(const char* name, const void* object, bool write, const char* kind, bool yield) {
   int me = self();
   Lock lk(mu_);
-  if (aborted_) return throw_aborted(lk);
-  if (threads_[me].state == State::kFree) {  // rare: checked here, so a kept step makes no call for it
-    rejoin(lk, me, name);
-    if (aborted_) return throw_aborted(lk);
-  }
-  if (yield && free_ > 0) {
-    // A thread that was let go runs freely, in real time: a poller that waits
-    // for it lets real time pass, or it would spin through the step limit
-    // before the free thread has done anything.
-    lk.unlock();
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
-    lk.lock();
-    if (aborted_) return throw_aborted(lk);
-  }
+  enter_step(lk, me, name, /*polls=*/yield);
+  if (aborted_) return;  // unwinding already: throw_aborted returned
   pending_[me] = name;
   footprints_[me] = footprint_of(object, write);
   polling_[me] = yield ? 1 : 0;

@@ -189,6 +189,11 @@ class Scheduler : public Controller {
   void reschedule(Lock& lk, int self, bool yield = false, bool let_go = false);
   // A thread that was let go calls in again: it waits until it is chosen
   // (at once when no thread is running) and is the running thread after.
+  // The entry every scheduling step shares: a thread that was let go rejoins,
+  // and a poller (polls) lets real time pass while a thread runs freely.
+  // Throws TrialAborted (or, while unwinding, returns with lk unlocked) once
+  // the trial is aborted.
+  void enter_step(Lock& lk, int me, const char* name, bool polls);
   void rejoin(Lock& lk, int self, const char* where);
   // Waits until `self` is chosen again or the trial is aborted (true), or
   // until it turns out the watchdog let it go before it woke (false: it runs

@@ -17,6 +17,19 @@
 #include "engine/exec_protocol.h"
 #include "engine/scheduler.h"
 
+// ThreadSanitizer's annotations (tsan_interface_ann): null unless the program
+// was built with -fsanitize=thread, whose run-time defines them.
+extern "C" {
+void AnnotateIgnoreSyncBegin(const char* file, int line) __attribute__((weak));
+void AnnotateIgnoreSyncEnd(const char* file, int line) __attribute__((weak));
+void AnnotateIgnoreReadsBegin(const char* file, int line) __attribute__((weak));
+void AnnotateIgnoreReadsEnd(const char* file, int line) __attribute__((weak));
+void AnnotateIgnoreWritesBegin(const char* file, int line) __attribute__((weak));
+void AnnotateIgnoreWritesEnd(const char* file, int line) __attribute__((weak));
+void AnnotateHappensBefore(const char* file, int line, const volatile void* addr) __attribute__((weak));
+void AnnotateHappensAfter(const char* file, int line, const volatile void* addr) __attribute__((weak));
+}
+
 namespace racelab::preload {
 
 struct ThreadState {
@@ -37,11 +50,41 @@ inline bool controlled() {
   return g_active.load(std::memory_order_relaxed) && tl.managed && tl.depth == 0;
 }
 
+// The scheduler's own lock and hand-offs order the program's threads, but
+// they are not the program's synchronisation. A program built with
+// ThreadSanitizer would take that order for its own: a race in it would show
+// in some schedules and hide in others, a "holds" that racelab made. So while
+// the shim works on a thread, TSan ignores the synchronisation it sees there,
+// and the memory the shim's calls touch (memmove, memcpy and the like, which
+// TSan checks wherever they are called from, would otherwise race with
+// nothing ordering them). The real pthread calls a hook passes on (a lock, a
+// create, a join) are made outside: they stay the program's own.
+inline void unseen_by_tsan(bool on) {
+  if (AnnotateIgnoreSyncBegin == nullptr) return;  // not a TSan build
+  if (on) {
+    AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
+    AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+    AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+  } else {
+    AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
+    AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+    AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
+  }
+}
+
+// The shim's own work starts (depth 0 -> 1) and ends on this thread.
+inline void enter_shim() {
+  if (tl.depth++ == 0) unseen_by_tsan(true);
+}
+inline void leave_shim() {
+  if (--tl.depth == 0) unseen_by_tsan(false);
+}
+
 // Marks the shim's own work on this thread: the pthread calls the engine makes
-// (its own mutex and condition variables) go to the C library.
+// (its own mutex and condition variables) go to the C library, unseen by TSan.
 struct Inside {
-  Inside() { ++tl.depth; }
-  ~Inside() { --tl.depth; }
+  Inside() { enter_shim(); }
+  ~Inside() { leave_shim(); }
   Inside(const Inside&) = delete;
   Inside& operator=(const Inside&) = delete;
 };

@@ -264,6 +264,10 @@ RACELAB_EXPORT int pthread_barrier_wait(pthread_barrier_t* b) {
   const bool known = with_objects([&](Objects& o) { return o.barriers.count(b) > 0; });
   if (!controlled() || !known) return real().barrier_wait(b);
   engine([&] { g_sched->on_point("pthread_barrier_wait"); });
+  // The shim waits in place of the C library's barrier: it tells TSan what
+  // the barrier orders, everything before it in every thread before
+  // everything after it, as the real one would.
+  if (AnnotateHappensBefore != nullptr) AnnotateHappensBefore(__FILE__, __LINE__, b);
   uint64_t gen = 0;
   const bool last = with_objects([&](Objects& o) {
     auto& s = o.barriers[b];
@@ -275,6 +279,7 @@ RACELAB_EXPORT int pthread_barrier_wait(pthread_barrier_t* b) {
   });
   if (last) {
     engine([&] { g_sched->on_release(b); });
+    if (AnnotateHappensAfter != nullptr) AnnotateHappensAfter(__FILE__, __LINE__, b);
     return PTHREAD_BARRIER_SERIAL_THREAD;
   }
   while (with_objects([&](Objects& o) { return o.barriers[b].generation == gen; })) {
@@ -282,6 +287,7 @@ RACELAB_EXPORT int pthread_barrier_wait(pthread_barrier_t* b) {
     engine([&] { g_sched->on_block(b, "pthread_barrier_wait"); });
   }
   note_waiting(tl.id, nullptr, nullptr);
+  if (AnnotateHappensAfter != nullptr) AnnotateHappensAfter(__FILE__, __LINE__, b);
   return 0;
 }
 

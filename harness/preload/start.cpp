@@ -103,7 +103,7 @@ void sleep_s(double s) {
 // a watchdog started ahead and woken later reported a race in racelab's own
 // code.
 void* watchdog(void*) {
-  tl.depth = 1;  // everything this thread does is the shim's own
+  enter_shim();  // for good: everything this thread does is the shim's own
   using Clock = std::chrono::steady_clock;
   const double poll = g_watch.let_go_s > 0 ? std::min(0.005, g_watch.let_go_s / 4) : 0.005;
   const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
@@ -257,9 +257,9 @@ int run_trial(PreparedTrial& trial, int argc, char** argv) {
   if (real().create(&dog, nullptr, watchdog, nullptr) != 0) bad_spec("cannot start the watchdog thread");
   std::atexit(report_at_exit);
   g_active.store(g_sched != nullptr);
-  --tl.depth;  // main is the program's, not the shim's
+  leave_shim();  // main is the program's, not the shim's
   int rc = g_main(argc, argv, environ);
-  ++tl.depth;
+  enter_shim();
   return rc;
 }
 

@@ -10,7 +10,7 @@ static int counter;
 
 static void* add(void* arg) {
   (void)arg;
-  for (int i = 0; i < 1000; ++i) counter++;
+  for (int i = 0; i < 1000000; ++i) counter++;
   return NULL;
 }
 
