@@ -7,13 +7,20 @@
 //    random and pct:3 on both;
 //  - the per-point cost of the Python points: a point placed as torch's are
 //    (sys.monitoring -> engine), and a direct bridge call, each against a
-//    plain Python call, as ratios (workload torch_point_overhead).
+//    plain Python call, as ratios (workload torch_point_overhead);
+//  - where a script trial's time goes (racelab pyrun on the corpus's
+//    three-drafter trainer): the worker's start (import torch), the script's
+//    warm-up, and per trial the reset, the script's body -- of it, dynamo's
+//    compiling, by torch's own timer -- and the trial's end.
 // Skipped, saying why, without a Python with torch (--python CMD or
 // $RACELAB_PYTHON).
 #include "cli/bench/bench.h"
 
 #include <algorithm>
+#include <fstream>
+#include <map>
 
+#include "cli/cell_flags.h"
 #include "engine/python_host.h"
 
 namespace racelab::cli::bench {
@@ -32,6 +39,57 @@ CellSpec cell(const std::string& workload, const std::string& mitigation, const 
   return s;
 }
 
+// The script as the Python sees it: inside ci/in-torch-root, relative to the
+// repository root, which is where bench runs from.
+constexpr const char* kDrafterScript = "examples/pytorch/train_drafters.py";
+
+json script_trial_split(const Options& o, const json& startup_ms) {
+  if (!std::ifstream(kDrafterScript)) {
+    return {{"skipped", std::string(kDrafterScript) + " is not here: run racelab bench from the repository root"}};
+  }
+  CellSpec s = cell(kPythonScriptWorkload, "none", "random", o.quick ? 2 : 6);
+  s.threads = 1;  // the script starts its own threads, as in pyrun
+  s.knobs = parse_knobs(pyrun_knob_flags({kDrafterScript}));
+  CellRun r = run(s);
+  // Per trial: the mean of each part over the trials that report it; the
+  // worker's start and the warm-up come once, with the first trial.
+  std::map<std::string, std::vector<double>> parts;
+  int64_t steps = 0, hits = 0;
+  for (const auto& rec : r.records) {
+    steps += rec.steps;
+    if (!rec.metrics.is_object()) continue;
+    if (rec.metrics.contains("worker_ms") && rec.metrics["worker_ms"].is_object())
+      for (const auto& [k, v] : rec.metrics["worker_ms"].items())
+        if (v.is_number()) parts[k].push_back(v.get<double>());
+    if (rec.metrics.contains("point_hits") && rec.metrics["point_hits"].is_object())
+      for (const auto& [k, v] : rec.metrics["point_hits"].items())
+        if (v.is_number_integer()) hits += v.get<int64_t>();
+  }
+  auto mean = [&](const std::string& k) -> json {
+    const auto it = parts.find(k);
+    if (it == parts.end() || it->second.empty()) return nullptr;
+    double sum = 0;
+    for (double v : it->second) sum += v;
+    return sum / static_cast<double>(it->second.size());
+  };
+  json out = {{"script", kDrafterScript},
+              {"strategy", "random"},
+              {"trials", r.summary.trials},
+              {"failures", r.summary.failures},
+              {"wall_s", r.summary.wall_s},
+              {"trials_per_s", r.summary.trials / std::max(1e-9, r.summary.wall_s)},
+              {"once_ms", {{"startup", mean("startup").is_null() ? startup_ms : mean("startup")},
+                           {"warm_up", mean("warm_up")}}},
+              {"per_trial_ms",
+               {{"reset", mean("reset")}, {"body", mean("body")}, {"compile", mean("compile")}, {"end", mean("end")}}},
+              {"steps_per_trial", r.summary.trials > 0 ? steps / r.summary.trials : 0},
+              {"point_hits_per_trial", r.summary.trials > 0 ? hits / r.summary.trials : 0}};
+  const json body = out["per_trial_ms"]["body"], compile = out["per_trial_ms"]["compile"];
+  if (body.is_number() && compile.is_number() && body.get<double>() > 0)
+    out["compile_share_of_body"] = compile.get<double>() / body.get<double>();
+  return out;
+}
+
 }  // namespace
 
 json bench_pytorch(const Options& o) {
@@ -43,8 +101,12 @@ json bench_pytorch(const Options& o) {
   const int64_t rate_trials = o.quick ? 3 : 20, first_budget = o.quick ? 5 : 20;
   const std::pair<const char*, const char*> sides[] = {{"model", "direct_leak"}, {"pytorch", "torch_direct_leak"}};
   json rate;
+  json startup_ms;  // the Python worker's start, reported with its first trial
   for (const auto& [side, workload] : sides) {
-    run(cell(workload, "global_lock", "random", 1));  // starts the worker (and warms torch): not in the rate
+    CellRun first = run(cell(workload, "global_lock", "random", 1));  // starts the worker (and warms torch): not in the rate
+    for (const auto& rec : first.records)
+      if (rec.metrics.is_object() && rec.metrics.contains("worker_ms") && rec.metrics["worker_ms"].contains("startup"))
+        startup_ms = rec.metrics["worker_ms"]["startup"];
     CellRun r = run(cell(workload, "global_lock", "random", rate_trials));
     for (const auto& rec : r.records)
       if (rec.metrics.is_object() && rec.metrics.contains("torch") && rec.metrics["torch"].is_string())
@@ -89,6 +151,7 @@ json bench_pytorch(const Options& o) {
     }
   }
   out["point_overhead"] = overhead;
+  out["script_trial"] = script_trial_split(o, startup_ms);
   return out;
 }
 

@@ -133,6 +133,26 @@ std::string markdown(const json& b) {
         }
         md << "\n";
       }
+      if (p.contains("script_trial")) {
+        const json& t = p["script_trial"];
+        if (t.contains("skipped")) {
+          md << "Script trial: skipped: " << t["skipped"].get<std::string>() << ".\n\n";
+        } else {
+          auto ms = [](const json& v) { return v.is_number() ? fmt_num(v.get<double>(), 0) + " ms" : std::string("-"); };
+          md << "Where a script trial's time goes (`racelab pyrun -s random` on `" << t["script"].get<std::string>()
+             << "`, " << t["trials"].get<long>() << " trials, " << fmt_num(t["trials_per_s"], 2)
+             << " trials/s; means per trial, compile by torch's own timer):\n\n"
+                "| part | time |\n|---|---|\n"
+             << "| worker start, once (import torch, find the points) | " << ms(t["once_ms"]["startup"]) << " |\n"
+             << "| the script's warm-up, once | " << ms(t["once_ms"]["warm_up"]) << " |\n"
+             << "| reset (dynamo's caches) | " << ms(t["per_trial_ms"]["reset"]) << " |\n"
+             << "| the script's body | " << ms(t["per_trial_ms"]["body"]) << " |\n"
+             << "| of it, dynamo compiling | " << ms(t["per_trial_ms"]["compile"]) << " |\n"
+             << "| the trial's end (classes, stacks) | " << ms(t["per_trial_ms"]["end"]) << " |\n"
+             << "| scheduling steps, point hits | " << t["steps_per_trial"].get<long>() << ", "
+             << t["point_hits_per_trial"].get<long>() << " |\n\n";
+        }
+      }
     }
   }
   if (b.contains("reproduce")) {

@@ -46,6 +46,17 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/include/racelab ${PROJECT_SOURCE
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/engine DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/racelab
         FILES_MATCHING PATTERN "*.h")
 
+# The Python host (racelab pyrun, --python): the package the worker imports and
+# the library it loads, found by racelab from its own prefix
+# (engine/python_host.cpp); pip install <prefix>/share/racelab/python puts
+# the package into a venv of the user's.
+if(TARGET racelab_host)
+  install(TARGETS racelab_host LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/racelab DESTINATION ${CMAKE_INSTALL_DATADIR}/racelab/python
+          FILES_MATCHING PATTERN "*.py" PATTERN "*.json" PATTERN "__pycache__" EXCLUDE)
+  install(FILES ${PROJECT_SOURCE_DIR}/python/pyproject.toml DESTINATION ${CMAKE_INSTALL_DATADIR}/racelab/python)
+endif()
+
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/ DESTINATION ${CMAKE_INSTALL_DATADIR}/racelab/scenarios
         FILES_MATCHING PATTERN "*.json" PATTERN "SCHEMA.md" PATTERN "workloads" EXCLUDE)
 

@@ -26,6 +26,7 @@
 #include "engine/python_host.h"
 #include "engine/run_trial.h"
 #include "engine/schedule_fit.h"
+#include "engine/self_exe.h"
 #include "racelab/workload.h"
 
 #ifndef RACELAB_PRELOAD_BUILD_PATH
@@ -232,13 +233,6 @@ const ProgramIdentityRegistrar kExecIdentity{
     {"program_id", [](const json& knobs) { return program_id(resolve(argv_of(knobs).at(0))); },
      [](const json& knobs) { return "program " + resolve(argv_of(knobs).at(0)); }}};
 
-std::string exe_dir() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, static_cast<size_t>(n));
-  return p.substr(0, p.find_last_of('/'));
-}
 
 }  // namespace
 
@@ -351,8 +345,8 @@ std::string preload_library() {
     return env;
   }
   for (const std::string& cand :
-       {exe_dir() + "/libracelab_preload.so", exe_dir() + "/../" RACELAB_PRELOAD_LIBDIR "/libracelab_preload.so",
-        exe_dir() + "/../lib/libracelab_preload.so", std::string(RACELAB_PRELOAD_BUILD_PATH)})
+       {executable_dir() + "/libracelab_preload.so", executable_dir() + "/../" RACELAB_PRELOAD_LIBDIR "/libracelab_preload.so",
+        executable_dir() + "/../lib/libracelab_preload.so", std::string(RACELAB_PRELOAD_BUILD_PATH)})
     if (!cand.empty() && ::access(cand.c_str(), R_OK) == 0) return cand;
   throw ExecError("the preload library libracelab_preload.so is neither next to racelab nor in ../lib (set "
                   "RACELAB_PRELOAD to its path)");

@@ -1,5 +1,7 @@
 #include "engine/python_host.h"
 
+#include "engine/self_exe.h"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -29,8 +31,12 @@ for d in dirs:
         sys.path.insert(0, d)
         break
 else:
-    sys.stderr.write('racelab: the Python package racelab is in none of: ' + ', '.join(dirs) + '\n')
-    sys.exit(3)
+    try:  # pip install <prefix>/share/racelab/python, into this Python's environment
+        from racelab import worker
+    except ImportError:
+        sys.stderr.write('racelab: the Python package racelab is in none of: ' + ', '.join(dirs) +
+                         ', nor installed in this Python (pip install <prefix>/share/racelab/python)\n')
+        sys.exit(3)
 from racelab import worker
 sys.exit(worker.main(libs))
 )PY";
@@ -40,6 +46,9 @@ sys.exit(worker.main(libs))
 #endif
 #ifndef RACELAB_HOST_LIB
 #define RACELAB_HOST_LIB ""
+#endif
+#ifndef RACELAB_INSTALL_LIBDIR
+#define RACELAB_INSTALL_LIBDIR "lib"
 #endif
 
 // `path` relative to the source tree, when it lies inside it.
@@ -65,12 +74,20 @@ std::string python_command() {
 
 std::vector<std::string> python_worker_argv(const std::string& cmd) {
   std::vector<std::string> argv = {"/bin/sh", "-c", "exec " + cmd + " \"$@\"", "racelab-python", "-c", kBootstrap};
+  // The package: where the environment says, then racelab's own prefix (an
+  // installed racelab: <prefix>/bin/racelab and <prefix>/share/racelab/python),
+  // then the source tree it was built from; the bootstrap takes the first
+  // that has it, else a package pip installed into the user's Python.
   if (const char* d = std::getenv("RACELAB_PYTHON_DIR")) argv.emplace_back(d);
+  const std::string prefix = executable_dir() + "/..";
+  argv.push_back(prefix + "/share/racelab/python");
   std::string src = RACELAB_SOURCE_DIR;
   if (!src.empty()) argv.push_back(src + "/python");
   argv.emplace_back("python");
   argv.emplace_back("--");
   if (const char* l = std::getenv("RACELAB_HOST_LIB")) argv.emplace_back(l);
+  argv.push_back(prefix + "/" RACELAB_INSTALL_LIBDIR "/libracelab_host.so");
+  argv.push_back(prefix + "/lib/libracelab_host.so");
   std::string lib = RACELAB_HOST_LIB;
   if (!lib.empty()) {
     argv.push_back(lib);

@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "engine/run_trial.h"
+#include "engine/self_exe.h"
 #include "engine/tsan_report.h"
 #include "engine/worker_channel.h"
 
@@ -50,13 +51,6 @@ int move_high(int fd) {
   return high;
 }
 
-std::string exe_dir() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, static_cast<size_t>(n));
-  return p.substr(0, p.find_last_of('/'));
-}
 
 // harness/tsan.supp: $RACELAB_TSAN_SUPP, the build's RACELAB_TSAN_SUPP, or the
 // source tree found by walking up from the executable (build/<preset>/...).
@@ -65,7 +59,7 @@ std::string find_suppressions() {
 #ifdef RACELAB_TSAN_SUPP
   if (::access(RACELAB_TSAN_SUPP, R_OK) == 0) return RACELAB_TSAN_SUPP;
 #endif
-  std::string dir = exe_dir();
+  std::string dir = executable_dir();
   for (int up = 0; up < 6; ++up) {
     std::string cand = dir + "/harness/tsan.supp";
     if (::access(cand.c_str(), R_OK) == 0) return cand;
@@ -419,6 +413,19 @@ TrialResult Supervisor::run_once(const TrialSpec& spec, double timeout_s, std::s
       *external = how;
     // Sanitizers turn a fatal signal into a report and an exit code; name it.
     if (!fatal_line.empty()) how += "; " + fatal_line;
+    if (!begun && WIFEXITED(status) && WEXITSTATUS(status) == kWorkerBadEnvironmentExit) {
+      // The worker refused to start (a Python without torch, a package it
+      // cannot find): no trial ran, so nothing of the program failed. Its
+      // own words say why; the run stops as bad input (exit 3), not a crash.
+      std::string why;
+      for (const auto& l : tail) why += (why.empty() ? "" : "; ") + l;
+      r = recover(spec, Outcome::kError,
+                  fmt::format("the worker could not start ({}): {}", how, why.empty() ? "it said nothing" : why));
+      r.metrics["bad_input"] = true;
+      r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      note_tsan_races(tsan.races(), &r);
+      return r;
+    }
     r = recover(spec, Outcome::kCrash, "worker died: " + how);
     r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     r.metrics["output_tail"] = std::vector<std::string>(tail.begin(), tail.end());

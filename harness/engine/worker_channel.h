@@ -24,6 +24,12 @@ inline constexpr int kSpecFd = 3;    // <- trial specs, one JSON line each
 inline constexpr int kResultFd = 4;  // -> trial results, one JSON line each
 inline constexpr int kTraceFd = 5;   // the shared trace below
 
+// A worker that cannot start -- its environment lacks what it needs (a
+// Python without torch, the racelab package nowhere) -- exits with this
+// status before it begins a trial (python/racelab/worker.py EXIT_BAD_INPUT):
+// the supervisor reports bad input, never a crash of the program.
+inline constexpr int kWorkerBadEnvironmentExit = 3;
+
 constexpr int64_t kTraceMax = 1 << 16;  // decisions kept for crash recovery
 
 struct TraceRec {

@@ -55,3 +55,14 @@ def reset():
 
 def version():
     return torch.__version__.split("+")[0]
+
+
+def compile_seconds():
+    """Seconds dynamo has spent compiling frames in this process so far, by its
+    own timer (torch._dynamo.utils.compilation_time_metrics, each frame's
+    compile_inner: tracing, guards and the backend), or None where this torch
+    does not keep it. The worker reports the trial's share (worker_ms.compile)."""
+    metrics = getattr(getattr(torch._dynamo, "utils", None), "compilation_time_metrics", None)
+    if not isinstance(metrics, dict):
+        return None
+    return float(sum(metrics.get("_compile.compile_inner", ())))  # reset() empties it

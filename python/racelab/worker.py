@@ -133,6 +133,7 @@ def _run_one(line, monitor, workloads, torch_state, finish):
     if isinstance(trial, workloads.ScriptTrial):
         os._exit = script_exit
     t2 = time.perf_counter()
+    compiled_before = torch_state.compile_seconds()
     try:
         if stale:
             obs["stuck_state"] = "; ".join(stale) + " before the trial (the worker was not fresh)"
@@ -149,6 +150,11 @@ def _run_one(line, monitor, workloads, torch_state, finish):
     except bridge.TrialAborted:
         pass
     took["body"] = (time.perf_counter() - t2) * 1e3
+    compiled_after = torch_state.compile_seconds()
+    if compiled_before is not None and compiled_after is not None:
+        # Part of the body: the frames dynamo compiled in this trial (the
+        # list only grows; a shorter one was reset, and all of it is new).
+        took["compile"] = (compiled_after - (compiled_before if compiled_after >= compiled_before else 0)) * 1e3
     t3 = time.perf_counter()
     # Still running (not yet abandoned) threads show where they are now; the
     # rest were noted as the engine abandoned them (bridge.aborted_at).
