@@ -16,11 +16,14 @@ if [[ ! -f "$root/.racelab-packages" || $(id -u) -ne 0 ]]; then
 fi
 venv=/tmp/racelab-venv-$$  # inside the root
 in_root() { bash "$src/ci/in-torch-root" -- "$@"; }
-trap 'in_root rm -rf "$venv" >/dev/null 2>&1' EXIT
+trap 'in_root rm -rf "$venv" "$venv.src" >/dev/null 2>&1' EXIT
 fail() { echo "pyrun_from_venv: $*" >&2; exit 1; }
 
 in_root python3 -m venv --system-site-packages "$venv" || fail "python3 -m venv failed in the root"
-in_root "$venv/bin/python" -m pip install -q --no-index --no-build-isolation --no-deps python/ ||
+# From a copy: a build writes build/ and *.egg-info beside the sources.
+in_root bash -c "mkdir -p $venv.src && cp -r python/pyproject.toml python/racelab $venv.src/" ||
+  fail "cannot copy python/ in the root"
+in_root "$venv/bin/python" -m pip install -q --no-index --no-build-isolation --no-deps "$venv.src" ||
   fail "pip install python/ into the venv failed"
 where=$(in_root bash -c "cd / && $venv/bin/python -c 'import racelab.worker, racelab; print(racelab.__file__)'") ||
   fail "the venv cannot import racelab"
