@@ -1,5 +1,7 @@
 #include "engine/python_host.h"
 
+#include "engine/exec_host.h"
+#include "engine/schedule_fit.h"
 #include "engine/self_exe.h"
 
 #include <unistd.h>
@@ -57,6 +59,21 @@ std::string relative_to_source(const std::string& path) {
   if (src.empty() || path.rfind(src + "/", 0) != 0) return "";
   return path.substr(src.size() + 1);
 }
+
+// A script's schedule names its script by script_id (engine/schedule_fit.h):
+// "SIZE:FNV1A64" of the file as racelab reads it from where it runs, which
+// racelab pyrun records (cli/cell_flags.h). A path only the Python can see (in
+// another root) has no identity here, and recorded none when it was made.
+const ProgramIdentityRegistrar kScriptIdentity{
+    kPythonScriptWorkload,
+    {"script_id",
+     [](const nlohmann::json& knobs) -> std::string {
+       const std::string script = knobs.is_object() ? knobs.value("script", std::string()) : std::string();
+       return ::access(script.c_str(), R_OK) == 0 ? program_id(script) : std::string();
+     },
+     [](const nlohmann::json& knobs) {
+       return "script " + (knobs.is_object() ? knobs.value("script", std::string("?")) : std::string("?"));
+     }}};
 
 }  // namespace
 

@@ -4,10 +4,13 @@
 // replay:FILE strategy and minimize() refuse before their first trial.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <unistd.h>
 
 #include "engine/cell.h"
+#include "engine/exec_host.h"
+#include "engine/python_host.h"
 #include "engine/minimize.h"
 #include "engine/schedule.h"
 #include "engine/schedule_fit.h"
@@ -114,4 +117,37 @@ TEST(ScheduleFit, MinimizeRefusesAnotherProgramBeforeItsFirstTrial) {
   EXPECT_THROW(racelab::minimize(outside({{"id", "7:ab"}, {"here", "9:cd"}}), count), ScheduleError);
   EXPECT_THROW(racelab::minimize(outside({{"here", "9:cd"}}), count), ScheduleError);
   EXPECT_EQ(trials, 0);
+}
+
+// racelab pyrun's schedules: the script is the program, named by script_id,
+// the size and hash of the file as racelab reads it.
+TEST(ScheduleFit, AScriptScheduleReplaysOnlyTheScriptItWasMadeFor) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("fit-script-" + std::to_string(::getpid()) + ".py")).string();
+  auto write = [&](const char* text) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(text, f);
+    std::fclose(f);
+  };
+  write("import threading\nprint('one')\n");
+  Schedule s;
+  s.workload = racelab::kPythonScriptWorkload;
+  s.knobs = {{"script", path}, {"args", json::array()}, {"script_id", racelab::program_id(path)}};
+  EXPECT_EQ(racelab::check_schedule_fits(s, "s.json", s.workload, s.knobs, false), "");
+
+  write("import threading\nprint('two, edited')\n");
+  try {
+    racelab::check_schedule_fits(s, "s.json", s.workload, s.knobs, false);
+    FAIL() << "a schedule replayed against an edited script";
+  } catch (const ScheduleError& e) {
+    EXPECT_NE(std::string(e.what()).find("script " + path + ": not the program this was made for"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NE(racelab::check_schedule_fits(s, "s.json", s.workload, s.knobs, true).find("made for another program"),
+            std::string::npos);
+
+  s.knobs.erase("script_id");  // written by hand: no identity
+  EXPECT_THROW(racelab::check_schedule_fits(s, "s.json", s.workload, s.knobs, false), ScheduleError);
+  std::filesystem::remove(path);
 }
