@@ -26,8 +26,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/exec_protocol.h"
 #include "engine/free_controller.h"
 #include "engine/outcome.h"
+#include "engine/python_host.h"
 #include "engine/run_trial.h"
 #include "engine/scheduler.h"
 #include "engine/strategy.h"
@@ -222,6 +224,14 @@ RACELAB_HOST_API int racelab_host_trial_begin(const char* spec_json) {
       t->strategy = racelab::make_strategy(s, t->spec.seed);
       racelab::Scheduler::Options opt;
       opt.max_steps = t->spec.max_steps;
+      // A user's script (racelab pyrun) is a program no one here wrote: a
+      // thread that loops on work until another tells it to stop would starve
+      // that other under PCT's priorities, where natively the OS gives it a
+      // core within a time slice, and the trial would end as a hang the
+      // script does not have. As in exec, a candidate that has waited
+      // kExecFairSteps steps runs next. The catalogue's workloads keep it
+      // off, so their verdicts do not move.
+      if (t->spec.workload == racelab::kPythonScriptWorkload) opt.fair_steps = racelab::kExecFairSteps;
       opt.record_events = t->spec.record_events;
       if (g_trace != nullptr) opt.on_decision = racelab::mirror_decisions(g_trace);
       t->sched = std::make_unique<racelab::Scheduler>(t->strategy.get(), opt);
