@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cuda/caching_pool.h"
+#include "engine/child_process.h"
 
 namespace cuda_real {
 
@@ -65,6 +66,8 @@ bool parse_capture_child_output(const std::string& out, LogSink& sink, std::stri
 }
 
 int capture_child_main(int argc, char** argv) {
+  // No orphan holding a device context: a killed trial process takes it along.
+  if (!racelab::die_with_parent(kCaptureParentPidEnv)) return 1;
   CaptureSpec spec;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--kernels") == 0) spec.kernels = std::atoi(argv[i + 1]);

@@ -19,6 +19,9 @@
 namespace cuda_real {
 
 inline constexpr const char* kCaptureChildName = "racelab-cuda-capture";
+// Holds the pid of the trial process that started the child, which the child
+// dies with (engine/child_process.h: die_with_parent).
+inline constexpr const char* kCaptureParentPidEnv = "RACELAB_CAPTURE_PARENT_PID";
 
 // $RACELAB_CUDA_CAPTURE, else racelab-cuda-capture next to this executable, else
 // the one this build made.

@@ -1,7 +1,6 @@
 // cuda/graph_capture.cpp -- the real graph-capture race, one trial (graph_capture.h).
 #include "cuda/graph_capture.h"
 
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,10 +19,10 @@
 #include "cuda/capture_child.h"
 #include "cuda/capture_loop.h"
 #include "cuda/capture_oracle.h"
+#include "engine/child_process.h"
 #include "racelab/point.h"
 #include "racelab/sync.h"
 
-extern char** environ;
 
 namespace cuda_real {
 
@@ -97,45 +96,45 @@ void* allocate(CachingPool& pool, CachingPool::Kind kind, size_t bytes, const ch
   return p;
 }
 
+// The pipe's ends sit at 10 or above, never the child's standard output.
+constexpr int kParentFdFloor = 10;
+
 // isolate_process: the capture in a child process (capture_child.h), waited for
 // by the capturing thread; its calls come back into this trial's log.
 void capture_in_child(const CaptureSpec& spec, LogSink& sink) {
   const std::string exe = capture_child_path();
-  std::vector<std::string> args = capture_child_args(exe, spec);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int fds[2];
-  if (::pipe(fds) != 0) {
-    sink.problem(std::string("isolate_process: pipe: ") + std::strerror(errno));
+  racelab::Pipe out;
+  try {
+    out = racelab::open_pipe(kParentFdFloor, "isolate_process");
+  } catch (const std::exception& e) {
+    sink.problem(e.what());
     return;
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  pid_t pid = 0;
-  const int err = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(fds[1]);
-  std::string out;
-  if (err == 0) {
+  racelab::ChildSpec child;
+  child.argv = capture_child_args(exe, spec);
+  child.dup2 = {{out.write_end, STDOUT_FILENO}};
+  child.parent_pid_env = kCaptureParentPidEnv;  // the child dies with this trial process
+  std::string error;
+  const pid_t pid = racelab::spawn_child(child, &error);
+  racelab::close_fd(&out.write_end);
+  std::string output;
+  if (pid >= 0) {
     char buf[4096];
     ssize_t got;
-    while ((got = ::read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(got));
+    while ((got = ::read(out.read_end, buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR)) {
+      if (got > 0) output.append(buf, static_cast<size_t>(got));
+    }
   }
-  ::close(fds[0]);
-  if (err != 0) {
-    sink.problem("isolate_process: cannot start " + exe + ": " + std::strerror(err));
+  racelab::close_fd(&out.read_end);
+  if (pid < 0) {
+    sink.problem("isolate_process: " + error);
     return;
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = racelab::wait_child(pid);
   std::string problem;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     problem = "isolate_process: " + exe + " ended with status " + std::to_string(status);
-  else if (!parse_capture_child_output(out, sink, &problem))
+  else if (!parse_capture_child_output(output, sink, &problem))
     problem = "isolate_process: " + problem;
   if (!problem.empty()) sink.problem(problem);
 }

@@ -24,13 +24,15 @@ constexpr const char* kSilent = "#d68910";
 constexpr const char* kGrey = "#9aa3ab";
 
 const char* kStyle = R"(
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1200px;color:#1d2329;padding:0 16px}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1360px;color:#1d2329;padding:0 16px}
 h1{font-size:24px;margin:0 0 4px} h2{font-size:19px;margin:36px 0 6px;border-bottom:1px solid #dde2e6;padding-bottom:4px}
 h3{font-size:15px;margin:18px 0 6px} .meta{color:#56606a} .warn{background:#fff3cd;padding:6px 10px;border-radius:4px}
 table{border-collapse:collapse;margin:8px 0} th,td{border:1px solid #dde2e6;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f3f5f7;font-weight:600} td.fails{background:#fbe3e0} td.holds{background:#e3f4ea} td.silent{background:#fdf0d5}
 td.nodata{color:#9aa3ab} tr.group th{text-align:left;font-style:italic;background:#eef1f4} .mark{font-weight:700;margin-left:4px} .pass{color:#2e8b57} .fail{color:#c0392b} .incomplete{color:#8a6d00}
 .small{font-size:12px;color:#56606a} .scroll{overflow-x:auto;border:1px solid #eef1f3;padding:4px}
+#verdict-table{font-size:13px;line-height:1.35} #verdict-table th,#verdict-table td{padding:3px 5px}
+#verdict-table td .mark{margin-left:2px}
 svg text{font:11px system-ui,sans-serif;fill:#1d2329} code{background:#f3f5f7;padding:1px 4px;border-radius:3px;word-break:break-all}
 .charts{display:flex;flex-wrap:wrap;gap:24px}
 .legend span{display:inline-block;margin-right:14px} .sw{display:inline-block;width:12px;height:12px;vertical-align:middle;margin-right:4px}
@@ -54,6 +56,17 @@ std::string anchor(const std::string& name) { return "scenario-" + name; }
 // A report string, escaped. The report's strings are read explicitly (never by an
 // implicit json -> string conversion, which LibTorch 2.x's nlohmann no longer allows here).
 std::string esc(const json& text) { return xml_escape(text.get<std::string>()); }
+
+// Escaped, with a line-break opportunity after every '_' and '/': a narrow
+// matrix column may wrap "silent_fallback" or "save/restore" rather than widen.
+std::string breakable(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    out += xml_escape(std::string(1, c));
+    if (c == '_' || c == '/') out += "<wbr>";
+  }
+  return out;
+}
 
 // Failure rate per mitigation, with its 95% Wilson interval as whiskers.
 std::string rate_chart(const json& s) {
@@ -282,7 +295,8 @@ std::string render_html(const json& report) {
        "holds; amber: it only falls back silently. ✔ the scenario's expectation holds, ✘ it does not, … not "
        "decided yet.</p>\n<div class=\"scroll\"><table id=\"verdict-table\"><tr><th>mitigation</th>";
   for (const auto& s : report["scenarios"])
-    h += fmt::format("<th><a href=\"#{}\">{}</a></th>", anchor(s["name"].get<std::string>()), esc(s["race"]));
+    h += fmt::format("<th><a href=\"#{}\">{}</a></th>", anchor(s["name"].get<std::string>()),
+                     breakable(s["race"].get<std::string>()));
   h += "</tr>\n";
   const json groups = report["verdict_table"].value("groups", json::object());
   std::string group;  // of the previous row

@@ -14,7 +14,6 @@
 
 #include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +28,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/child_process.h"
 #include "engine/exec_host.h"
 
 namespace racelab::cli::bench {
@@ -47,26 +47,20 @@ double read_ns(const std::string& path) {
   return v;
 }
 
-extern "C" char** environ;
-
 // Milliseconds from spawning argv to its exit (output to /dev/null); -1 if it
 // could not start or did not exit 0.
 double launch_ms(const std::vector<std::string>& argv) {
-  std::vector<char*> av;
-  for (const std::string& a : argv) av.push_back(const_cast<char*>(a.c_str()));
-  av.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  int null_out = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null_out < 0) return -1;
+  ChildSpec child;
+  child.argv = argv;
+  child.dup2 = {{null_out, 1}, {null_out, 2}};
+  std::string error;
   const auto t0 = std::chrono::steady_clock::now();
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, av[0], &fa, nullptr, av.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const pid_t pid = spawn_child(child, &error);
+  close_fd(&null_out);
+  if (pid < 0) return -1;
+  const int status = wait_child(pid);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ms : -1;
 }

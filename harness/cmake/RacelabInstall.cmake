@@ -1,5 +1,5 @@
 # What `cmake --install` puts under the prefix, and the CMake package a user
-# finds with find_package(racelab) (README.md, "Your own workloads"):
+# finds with find_package(racelab) (docs/USING.md, "Your own workloads, with LibTorch"):
 #
 #   bin/racelab                       the command line with the catalogue's workloads (no LibTorch)
 #   bin/racelab-torch                 its LibTorch part, which racelab runs itself (cli/torch_part.h)

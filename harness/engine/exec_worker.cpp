@@ -6,9 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/child_process.h"
 #include "engine/exec_host.h"
 #include "engine/exec_protocol.h"
 #include "engine/tsan_report.h"
@@ -42,11 +41,9 @@ using nlohmann::json;
 
 constexpr size_t kOutputKeep = 1 << 20;  // output kept per trial for --fail-on-output
 
-int park_high(int fd) {
-  int high = ::fcntl(fd, F_DUPFD_CLOEXEC, 300);
-  ::close(fd);
-  return high;
-}
+// Our pipe ends and the report page sit at 300 or above: never one of the
+// descriptors the program is given (exec_protocol.h: 200..203).
+constexpr int kParentFdFloor = 300;
 
 std::string signal_text(int sig) {
   const char* name = sigabbrev_np(sig);
@@ -71,9 +68,13 @@ class ExecWorker {
  public:
   ExecWorker(std::vector<std::string> argv, bool fork_server, SharedTrace* trace)
       : argv_(std::move(argv)), fork_server_(fork_server), trace_(trace) {
-    int fd = ::memfd_create("racelab-exec-report", MFD_CLOEXEC);
-    if (fd < 0 || ::ftruncate(fd, sizeof(ExecReport)) != 0) throw std::runtime_error("exec worker: report memfd");
-    report_fd_ = park_high(fd);
+    const int fd = ::memfd_create("racelab-exec-report", MFD_CLOEXEC);
+    if (fd < 0 || ::ftruncate(fd, sizeof(ExecReport)) != 0) {
+      const int err = errno;
+      if (fd >= 0) ::close(fd);
+      throw std::runtime_error(fmt::format("exec worker: report memfd: {}", std::strerror(err)));
+    }
+    report_fd_ = move_fd_high(fd, kParentFdFloor, "exec worker: report page");
     void* p = ::mmap(nullptr, sizeof(ExecReport), PROT_READ | PROT_WRITE, MAP_SHARED, report_fd_, 0);
     if (p == MAP_FAILED) throw std::runtime_error("exec worker: mmap");
     report_ = static_cast<ExecReport*>(p);
@@ -104,22 +105,21 @@ class ExecWorker {
 };
 
 bool ExecWorker::start(const json& knobs, std::string* why) {
-  int to[2], from[2], out[2];
-  if (::pipe2(to, O_CLOEXEC) || ::pipe2(from, O_CLOEXEC) || ::pipe2(out, O_CLOEXEC))
-    throw std::runtime_error("exec worker: pipe");
-  for (int* fd : {&to[0], &to[1], &from[0], &from[1], &out[0], &out[1]}) *fd = park_high(*fd);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 2);
-  posix_spawn_file_actions_adddup2(&fa, to[0], kExecCtlIn);
-  posix_spawn_file_actions_adddup2(&fa, from[1], kExecCtlOut);
-  posix_spawn_file_actions_adddup2(&fa, kTraceFd, kExecTraceFd);
-  posix_spawn_file_actions_adddup2(&fa, report_fd_, kExecReportFd);
-  posix_spawn_file_actions_addclose(&fa, kSpecFd);
-  posix_spawn_file_actions_addclose(&fa, kResultFd);
-  posix_spawn_file_actions_addclose(&fa, kTraceFd);
+  Pipe to = open_pipe(kParentFdFloor, "exec worker");
+  Pipe from, out;
+  try {
+    from = open_pipe(kParentFdFloor, "exec worker");
+    out = open_pipe(kParentFdFloor, "exec worker");
+  } catch (...) {
+    for (int* fd : {&to.read_end, &to.write_end, &from.read_end, &from.write_end}) close_fd(fd);
+    throw;
+  }
+  ChildSpec child;
+  child.argv = argv_;
+  child.stdin_dev_null = true;
+  child.dup2 = {{out.write_end, 1},          {out.write_end, 2},           {to.read_end, kExecCtlIn},
+                {from.write_end, kExecCtlOut}, {kTraceFd, kExecTraceFd}, {report_fd_, kExecReportFd}};
+  child.close = {kSpecFd, kResultFd, kTraceFd};
 
   std::vector<std::string> env;
   std::string preload_was;
@@ -149,25 +149,17 @@ bool ExecWorker::start(const json& knobs, std::string* why) {
   env.push_back("LD_PRELOAD=" + preload_ + (preload_was.empty() ? "" : ":" + preload_was));
   env.push_back(fmt::format("{}={}", kExecEnv, fork_server_ ? "fork" : "single"));
   env.push_back(fmt::format("{}={}", kExecPreloadWasEnv, preload_was));
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<char*> args;
-  for (auto& a : argv_) args.push_back(a.data());
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(to[0]);
-  ::close(from[1]);
-  ::close(out[1]);
+  child.env = std::move(env);
+  const pid_t pid = spawn_child(child, why);
+  close_fd(&to.read_end);
+  close_fd(&from.write_end);
+  close_fd(&out.write_end);
   prog_ = Program{};
-  prog_.to = to[1];
-  prog_.from = from[0];
-  prog_.output = out[0];
-  if (rc != 0) {
+  prog_.to = to.write_end;
+  prog_.from = from.read_end;
+  prog_.output = out.read_end;
+  if (pid < 0) {
     prog_.close_all();
-    *why = fmt::format("cannot start {}: {}", argv_[0], std::strerror(rc));
     return false;
   }
   prog_.pid = pid;
@@ -405,7 +397,8 @@ int exec_worker_main(const std::vector<std::string>& program, bool fork_server) 
   auto* trace =
       static_cast<SharedTrace*>(::mmap(nullptr, sizeof(SharedTrace), PROT_READ | PROT_WRITE, MAP_SHARED, kTraceFd, 0));
   if (trace == MAP_FAILED) return kExitInternal;
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Dies with the supervisor, as a `__worker` does (worker.cpp).
+  if (!die_with_parent(kSupervisorPidEnv)) ::_exit(0);
   ::signal(SIGPIPE, SIG_IGN);
   ExecWorker worker(program, fork_server, trace);
   FILE* in = ::fdopen(kSpecFd, "r");

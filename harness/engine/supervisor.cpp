@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/child_process.h"
 #include "engine/run_trial.h"
 #include "engine/self_exe.h"
 #include "engine/tsan_report.h"
@@ -42,14 +42,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int move_high(int fd) {
-  // Child-side descriptors must not already be 3..5 (dup2 onto itself keeps
-  // O_CLOEXEC set), so park every pipe end at 10 or above.
-  int high = ::fcntl(fd, F_DUPFD_CLOEXEC, 10);
-  if (high < 0) throw std::runtime_error(fmt::format("fcntl: {}", std::strerror(errno)));
-  ::close(fd);
-  return high;
-}
+// Our pipe ends and the shared trace sit at 10 or above: never one of the
+// worker's descriptors 0..5 (child_process.h).
+constexpr int kParentFdFloor = 10;
 
 
 // harness/tsan.supp: $RACELAB_TSAN_SUPP, the build's RACELAB_TSAN_SUPP, or the
@@ -147,38 +142,48 @@ Supervisor::~Supervisor() {
 void Supervisor::start() {
   ::signal(SIGPIPE, SIG_IGN);  // a dead worker must be an error code, not our death
   if (trace_ == nullptr) {
-    trace_fd_ = ::memfd_create("racelab-trace", MFD_CLOEXEC);
-    if (trace_fd_ < 0 || ::ftruncate(trace_fd_, sizeof(SharedTrace)) != 0)
-      throw std::runtime_error(fmt::format("supervisor: shared trace: {}", std::strerror(errno)));
-    trace_fd_ = move_high(trace_fd_);
+    const int fd = ::memfd_create("racelab-trace", MFD_CLOEXEC);
+    if (fd < 0 || ::ftruncate(fd, sizeof(SharedTrace)) != 0) {
+      const int err = errno;
+      if (fd >= 0) ::close(fd);
+      throw std::runtime_error(fmt::format("supervisor: shared trace: {}", std::strerror(err)));
+    }
+    trace_fd_ = move_fd_high(fd, kParentFdFloor, "supervisor: shared trace");
     void* p = ::mmap(nullptr, sizeof(SharedTrace), PROT_READ | PROT_WRITE, MAP_SHARED, trace_fd_, 0);
     if (p == MAP_FAILED) throw std::runtime_error(fmt::format("supervisor: mmap: {}", std::strerror(errno)));
     trace_ = static_cast<SharedTrace*>(p);
   }
   // A worker dies once: whatever last words the shared page holds are this worker's.
   trace_->last_words.signo.store(0);
-  int sp[2], rp[2], op[2];
-  if (::pipe2(sp, O_CLOEXEC) || ::pipe2(rp, O_CLOEXEC) || ::pipe2(op, O_CLOEXEC))
-    throw std::runtime_error(fmt::format("supervisor: pipe: {}", std::strerror(errno)));
-  for (int* fd : {&sp[0], &sp[1], &rp[0], &rp[1], &op[0], &op[1]}) *fd = move_high(*fd);
+  Pipe spec = open_pipe(kParentFdFloor, "supervisor");
+  Pipe result, output;
+  try {
+    result = open_pipe(kParentFdFloor, "supervisor");
+    output = open_pipe(kParentFdFloor, "supervisor");
+  } catch (...) {
+    for (int* fd : {&spec.read_end, &spec.write_end, &result.read_end, &result.write_end}) close_fd(fd);
+    throw;
+  }
 
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, op[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, op[1], 2);
-  posix_spawn_file_actions_adddup2(&fa, sp[0], kSpecFd);
-  posix_spawn_file_actions_adddup2(&fa, rp[1], kResultFd);
-  posix_spawn_file_actions_adddup2(&fa, trace_fd_, kTraceFd);
-
-  // Our environment, less what is set below. A supervisor inside a worker (a
-  // workload that runs its own workers) inherited its parent's supervisor pid,
-  // and getenv() would find that first.
-  const std::string own_pid_prefix = std::string(kSupervisorPidEnv) + "=";
+  ChildSpec child;
+  child.argv = options_.worker_argv;
+  child.shown_name = options_.worker_name;
+  child.stdin_dev_null = true;
+  child.dup2 = {{output.write_end, 1},
+                {output.write_end, 2},
+                {spec.read_end, kSpecFd},
+                {result.write_end, kResultFd},
+                {trace_fd_, kTraceFd}};
+  // A process group of its own: a Ctrl-C at the terminal goes to racelab, which
+  // lets the trial in flight finish, not to the worker, which would die of it mid-trial.
+  child.own_process_group = true;
+  // The worker checks it is still ours (worker.cpp). A supervisor inside a
+  // worker (a workload that runs its own workers) passes on its own pid.
+  child.parent_pid_env = kSupervisorPidEnv;
+  // Our environment, with TSAN_OPTIONS as a worker built with TSan needs them.
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e)
-    if (std::strncmp(*e, "TSAN_OPTIONS=", 13) != 0 && std::strncmp(*e, own_pid_prefix.c_str(), own_pid_prefix.size()) != 0)
-      env.emplace_back(*e);
+    if (std::strncmp(*e, "TSAN_OPTIONS=", 13) != 0) env.emplace_back(*e);
   if (built_with_tsan()) {
     std::string opts = std::getenv("TSAN_OPTIONS") ? std::getenv("TSAN_OPTIONS") : "";
     auto add = [&](const std::string& key, const std::string& value) {
@@ -196,40 +201,23 @@ void Supervisor::start() {
   } else if (std::getenv("TSAN_OPTIONS")) {
     env.push_back(std::string("TSAN_OPTIONS=") + std::getenv("TSAN_OPTIONS"));
   }
-  env.push_back(fmt::format("{}={}", kSupervisorPidEnv, ::getpid()));
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<char*> argv;
-  for (auto& a : options_.worker_argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const char* file = argv[0];
-  if (!options_.worker_name.empty()) argv[0] = const_cast<char*>(options_.worker_name.c_str());
+  child.env = std::move(env);
 
-  // A process group of its own: a Ctrl-C at the terminal goes to racelab, which
-  // lets the trial in flight finish, not to the worker, which would die of it mid-trial.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, file, &fa, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  ::close(sp[0]);
-  ::close(rp[1]);
-  ::close(op[1]);
-  if (rc != 0) {
-    ::close(sp[1]);
-    ::close(rp[0]);
-    ::close(op[0]);
-    throw std::runtime_error(fmt::format("supervisor: cannot start worker {}: {}", options_.worker_argv[0],
-                                         std::strerror(rc)));
+  std::string error;
+  const pid_t pid = spawn_child(child, &error);
+  close_fd(&spec.read_end);
+  close_fd(&result.write_end);
+  close_fd(&output.write_end);
+  if (pid < 0) {
+    close_fd(&spec.write_end);
+    close_fd(&result.read_end);
+    close_fd(&output.read_end);
+    throw std::runtime_error("supervisor: " + error);
   }
   pid_ = pid;
-  spec_fd_ = sp[1];
-  result_fd_ = rp[0];
-  output_fd_ = op[0];
+  spec_fd_ = spec.write_end;
+  result_fd_ = result.read_end;
+  output_fd_ = output.read_end;
   result_buf_.clear();
   output_buf_.clear();
   ++workers_started_;

@@ -5,7 +5,6 @@
 
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/child_process.h"
 #include "engine/run_trial.h"
 #include "engine/worker_channel.h"
 #include "racelab/exit_code.h"
@@ -54,15 +54,6 @@ void install_last_words(SharedTrace* trace) {
     ::sigaction(sig, &sa, nullptr);
 }
 
-// Dies with the supervisor: a worker has no one to report to once it is gone,
-// and must not run on as an orphan (a killed `racelab compare` leaves nothing behind).
-void die_with_parent() {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // The parent may have died before prctl: then the signal never comes.
-  const char* expected = std::getenv(kSupervisorPidEnv);
-  if (expected != nullptr && std::atoll(expected) != static_cast<long long>(::getppid())) ::_exit(0);
-}
-
 }  // namespace
 
 SharedTrace* open_worker_channel() {
@@ -71,7 +62,9 @@ SharedTrace* open_worker_channel() {
   auto* trace =
       static_cast<SharedTrace*>(::mmap(nullptr, sizeof(SharedTrace), PROT_READ | PROT_WRITE, MAP_SHARED, kTraceFd, 0));
   if (trace == MAP_FAILED) return nullptr;
-  die_with_parent();
+  // Dies with the supervisor: a worker has no one to report to once it is gone,
+  // and must not run on as an orphan (a killed `racelab compare` leaves nothing behind).
+  if (!die_with_parent(kSupervisorPidEnv)) ::_exit(0);
   install_last_words(trace);
   return trace;
 }

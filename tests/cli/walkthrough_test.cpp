@@ -3,6 +3,14 @@
 // the catalogue and the built racelab first on PATH), and the outcome classes
 // each prints must be the ones the document shows. Timings, counts and
 // schedule strings may differ; the classes may not.
+//
+// README.md and docs/USING.md run as written too: their ```console commands,
+// from a scratch copy of the repository root's layout (scenarios/, tests/,
+// examples/, python/ linked), each exiting 0 or 1 and printing at least the
+// classes the document shows; their ```sh blocks (commands that need a torch
+// root, a GPU, a LibTorch build or minutes) are checked to name a script that
+// parses or a racelab command that exists. And the README stays a front door:
+// at most 300 lines.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,5 +105,100 @@ TEST(Walkthrough, EveryCommandRunsAndPrintsTheDocumentedOutcomeClasses) {
   }
   fs::remove_all(dir);
 }
+
+// A scratch directory laid out as the repository root: the folders the
+// documents name, linked read-only in spirit (the commands write only here).
+fs::path scratch_root(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("racelab-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* sub : {"scenarios", "tests", "examples", "python", "docs"})
+    fs::create_directory_symlink(std::string(RACELAB_SOURCE_DIR) + "/" + sub, dir / sub);
+  return dir;
+}
+
+// Every ```console command of `doc` (relative to the source tree) runs, in
+// order, in one scratch root: exit 0 or 1, and every class the document shows
+// after it is among those it printed.
+void runs_as_written(const std::string& doc, size_t at_least) {
+  const auto commands = console_commands(std::string(RACELAB_SOURCE_DIR) + "/" + doc);
+  ASSERT_GE(commands.size(), at_least) << doc << " has too few console commands";
+  const fs::path dir = scratch_root(fs::path(doc).stem().string());
+  for (const auto& c : commands) {
+    const auto [code, output] = run_in(dir, c.line);
+    EXPECT_LT(code, 2) << doc << ":" << c.doc_line << ": $ " << c.line << "\nexit " << code << "\n" << output;
+    const auto printed = classes(output);
+    for (const auto& shown : classes(c.expected))
+      EXPECT_TRUE(printed.count(shown)) << doc << ":" << c.doc_line << ": $ " << c.line << "\nshows " << shown
+                                        << ", which it did not print:\n"
+                                        << output;
+  }
+  fs::remove_all(dir);
+}
+
+// The lines of every ```sh block: commands shown but not run here.
+std::vector<Command> shown_commands(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<Command> out;
+  bool in_block = false;
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++n;
+    if (!in_block) {
+      in_block = line == "```sh";
+      continue;
+    }
+    if (line.rfind("```", 0) == 0) {
+      in_block = false;
+      continue;
+    }
+    const size_t first = line.find_first_not_of(' ');
+    if (first == std::string::npos || line[first] == '#') continue;
+    out.push_back({line.substr(first, line.find('#') == std::string::npos ? std::string::npos : line.find('#') - first),
+                   "", n});
+  }
+  return out;
+}
+
+// A shown command names what exists: `bash SCRIPT` a script that parses;
+// `racelab SUB` a command whose --help exits 0. Setting a variable, CMake
+// and a binary the command before it builds are taken as written.
+void shown_commands_exist(const std::string& doc) {
+  const auto shown = shown_commands(std::string(RACELAB_SOURCE_DIR) + "/" + doc);
+  const fs::path dir = scratch_root(fs::path(doc).stem().string() + "-shown");
+  int checked = 0;
+  for (const auto& c : shown) {
+    std::istringstream words(c.line);
+    std::string first, second;
+    words >> first >> second;
+    std::string check;
+    if (first == "bash") {
+      EXPECT_TRUE(fs::exists(fs::path(RACELAB_SOURCE_DIR) / second)) << doc << ":" << c.doc_line << ": " << second;
+      check = "bash -n '" + std::string(RACELAB_SOURCE_DIR) + "/" + second + "'";
+    } else if (first == "racelab") {
+      check = "racelab " + second + " --help >/dev/null";
+    } else {
+      continue;
+    }
+    ++checked;
+    const auto [code, output] = run_in(dir, check);
+    EXPECT_EQ(code, 0) << doc << ":" << c.doc_line << ": " << c.line << "\n" << check << ":\n" << output;
+  }
+  EXPECT_GT(checked, 0) << doc << ": no shown command checked";
+  fs::remove_all(dir);
+}
+
+TEST(Readme, IsAFrontDoorOfAtMost300Lines) {
+  std::ifstream in(std::string(RACELAB_SOURCE_DIR) + "/README.md");
+  size_t lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  EXPECT_GT(lines, 50u);
+  EXPECT_LE(lines, 300u) << "measurements go to docs/RESULTS.md, the user guide to docs/USING.md";
+}
+
+TEST(Readme, EveryConsoleCommandRunsAsWritten) { runs_as_written("README.md", 10); }
+TEST(Readme, EveryShownCommandNamesWhatExists) { shown_commands_exist("README.md"); }
+TEST(Using, EveryConsoleCommandRunsAsWritten) { runs_as_written("docs/USING.md", 15); }
+TEST(Using, EveryShownCommandNamesWhatExists) { shown_commands_exist("docs/USING.md"); }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -14,8 +15,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -253,10 +256,60 @@ TEST(Faults, AKilledCompareLeavesNoShardOrWorkerRunning) {
 
 // ---- workers killed, stopped, sent a fault signal from outside ----------------
 
+bool process_stopped(pid_t pid) {
+  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");  // "pid (comm) T ..."
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'T';
+}
+
+bool wait_until(const std::function<bool()>& cond, double timeout_s) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  while (!cond()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// Bytes written to the pipe at `worker`'s descriptor `fd` and not yet read
+// (-1 if it cannot be seen): opened through /proc, the same pipe.
+int unread_in_pipe(pid_t worker, int fd) {
+  const int p = ::open(("/proc/" + std::to_string(worker) + "/fd/" + std::to_string(fd)).c_str(), O_RDONLY | O_NONBLOCK);
+  if (p < 0) return -1;
+  int unread = 0;
+  const int rc = ::ioctl(p, FIONREAD, &unread);
+  ::close(p);
+  return rc == 0 ? unread : -1;
+}
+
+// Stops `worker` with a trial in flight, so that a signal dealt now costs that
+// trial a retry; false if that did not come about within `timeout_s`. A worker
+// struck between two trials is replaced unrecorded, so without this a
+// "retried" test could pass without a retry. The steps, none left to timing:
+// stop its supervisor (`parent`); wait until the worker is idle, its main
+// thread reading its spec pipe (engine/worker_channel.h: fd 3), which is empty;
+// stop the worker; let the supervisor go on until it has sent the next spec,
+// unread in that pipe.
+bool stop_with_a_trial_in_flight(pid_t parent, pid_t worker, double timeout_s) {
+  const std::string syscall_file = "/proc/" + std::to_string(worker) + "/syscall";
+  ::kill(parent, SIGSTOP);
+  bool caught = wait_until([&] { return process_stopped(parent); }, timeout_s) &&
+                wait_until(
+                    [&] {  // "0 0x3 ...": read(2) on fd 3
+                      return slurp(syscall_file).rfind("0 0x3 ", 0) == 0 && unread_in_pipe(worker, 3) == 0;
+                    },
+                    timeout_s);
+  ::kill(worker, SIGSTOP);
+  caught = caught && wait_until([&] { return process_stopped(worker); }, timeout_s);
+  ::kill(parent, SIGCONT);
+  return caught && wait_until([&] { return unread_in_pipe(worker, 3) > 0; }, timeout_s);
+}
+
 // `racelab run` of a workload that holds, with one worker dealt `sig` from
-// outside mid-run: it is retried, never a crash or a hang, and the run exits 0.
-// The trial timeout (10 s) is what a stopped worker costs; shorter, a loaded
-// CI machine's first trial (LibTorch start-up in the worker) could time out.
+// outside while a trial is in flight: that trial is retried once, never a crash
+// or a hang, and the run exits 0. The trial timeout (10 s) is what a stopped
+// worker costs; shorter, a loaded CI machine's first trial (LibTorch start-up
+// in the worker) could time out.
 void fault_worker(int sig) {
   const std::string out = temp_dir();
   const std::string results = out + "/results.jsonl";
@@ -268,9 +321,14 @@ void fault_worker(int sig) {
   // Let it get into its trials (LibTorch loads first), then strike.
   const auto deadline = Clock::now() + std::chrono::seconds(30);
   while (slurp(results).empty() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ::kill(worker, sig);
+  const bool caught = stop_with_a_trial_in_flight(pid, worker, 30);
+  if (sig != SIGSTOP) {
+    ::kill(worker, sig);
+    ::kill(worker, SIGCONT);  // a caught signal (SIGSEGV) is seen once the worker runs
+  }
   const int code = wait_exit(pid, 90);
   if (code == -1) ::kill(pid, SIGKILL), ::waitpid(pid, nullptr, 0);
+  ASSERT_TRUE(caught) << "never caught the worker with a trial in flight";
   ASSERT_EQ(code, racelab::kExitOk) << slurp(out + "/log.txt");
   expect_files_whole(out);
   const auto lines = jsonl(results);
@@ -281,14 +339,12 @@ void fault_worker(int sig) {
     if (r["metrics"].contains("retries")) {
       ++retried;
       EXPECT_EQ(r["metrics"]["retries"], 1) << r.dump();
+      const std::string why = r["metrics"]["external_kills"][0].get<std::string>();
+      EXPECT_NE(why.find(sig == SIGSTOP ? "stopped from outside" : "killed from outside"), std::string::npos) << why;
+      EXPECT_NE(why.find(sigabbrev_np(sig)), std::string::npos) << why;
     }
   }
-  // A worker stopped between two trials is still seen at the next trial's
-  // timeout; a killed one between trials is simply replaced, unrecorded.
-  if (sig == SIGSTOP) {
-    EXPECT_EQ(retried, 1);
-  }
-  EXPECT_LE(retried, 1);
+  EXPECT_EQ(retried, 1) << "the struck trial was not retried";
   fs::remove_all(out);
 }
 

@@ -41,16 +41,20 @@ TEST(Minimize, DeadlockShrinks) { check_minimizes("t_deadlock", Outcome::kHang, 
 TEST(Minimize, LostUpdateShrinksToOnePreemption) {
   // One preemption between a read and a write loses an update: the minimum is 1.
   auto s = racelab_test::spec("t_counter", {{"kind", "random"}}, 1, {{"increments", 3}}, "none", 3);
-  for (uint64_t seed = 1;; ++seed) {
+  // A bounded search: if the bug stopped reproducing, this fails instead of
+  // looping until CTest's timeout.
+  bool found = false;
+  for (uint64_t seed = 1; seed <= 3000 && !found; ++seed) {
     s.seed = seed;
     auto r = racelab::run_trial(s);
     if (r.outcome != Outcome::kWrongResult || r.preemptions < 3) continue;
+    found = true;
     auto m = racelab::minimize(Schedule::from_trial(s, r), [](const racelab::TrialSpec& t) { return racelab::run_trial(t); });
     ASSERT_TRUE(m.ok) << m.error;
     EXPECT_GE(m.preemptions_after, 1);
     EXPECT_LT(m.preemptions_after, m.preemptions_before);
-    break;
   }
+  EXPECT_TRUE(found) << "no seed in 1..3000 lost an update with 3 or more preemptions";
 }
 
 TEST(Minimize, NonReproducingInputIsReported) {

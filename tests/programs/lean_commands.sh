@@ -28,8 +28,8 @@ expect 0 "$racelab" exec -n 1 -- /bin/true
 expect 1 "$racelab" reproduce --exec -s pct:2 -n 2000 --timeout 20 --let-go-ms 2000 -o "$work/s.json" -- "$buggy"
 expect 0 "$racelab" replay "$work/s.min.json"
 expect 0 "$racelab" minimize "$work/s.json" -o "$work/m.json"
-expect 0 "$racelab" validate "$src/scenarios/pytorch" "$src/scenarios/hard_depth3.json"
-expect 0 "$racelab" ci "$src/scenarios/hard_depth3.json" --budget-scale 0.1 --jobs 1 --no-progress --shard 1/1 \
+expect 0 "$racelab" validate "$src/scenarios/pytorch" "$src/scenarios/search/hard_depth3.json"
+expect 0 "$racelab" ci "$src/scenarios/search/hard_depth3.json" --budget-scale 0.1 --jobs 1 --no-progress --shard 1/1 \
   --out "$work/ci"
 expect 0 "$racelab" merge "$work"/ci/results*.jsonl --out "$work/merged"
 expect 0 "$racelab" explain "Detected that you are using FX to symbolically trace a dynamo-optimized function"

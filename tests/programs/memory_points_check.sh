@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # memory_points_check.sh RACELAB RACELAB_CC RACELAB_CXX SOURCE_DIR -- the
 # compiler wrappers build programs with memory-access points, as a person
-# would build their own (README.md, "Memory-access points"):
+# would build their own (docs/USING.md, "Memory-access points"):
 #   1. racelab-cc builds plain_race.c without libtsan, and `racelab exec`
 #      finds its lost update (exit 1);
 #   2. racelab-c++ builds atomic_counter.cpp: run natively, its atomics count

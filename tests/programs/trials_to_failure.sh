@@ -18,8 +18,8 @@
 # is the throughput: trials run / seconds spent inside the cells (the summary's
 # own figure, without racelab's start-up).
 #
-# Seeds 1..10 at budget 1000 took 22 min on a loaded 2-core machine (README,
-# "Your own program"), about half of it racelab's start-up per run (~0.9 s); the
+# Seeds 1..10 at budget 1000 took 22 min on a loaded 2-core machine (docs/RESULTS.md,
+# "`racelab exec`: trials to the first failure"), about half of it racelab's start-up per run (~0.9 s); the
 # default, half that.
 #
 # PROGRAM...: a subset by name (default: every buggy program that was built).

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Runs the README's `racelab pyrun` commands as written (the code block of
-# "Your own PyTorch program"), from the repository root, with the racelab
-# under test: a command whose comment says it races must exit 1, any other 0.
+# Runs the user guide's `racelab pyrun` commands as written (docs/USING.md,
+# "Your own script"), from the repository root, with the racelab under test:
+# a command whose comment says it races must exit 1, any other 0.
 #
-#   readme_pyrun.sh RACELAB README
+#   readme_pyrun.sh RACELAB docs/USING.md
 set -uo pipefail
 racelab=$1 readme=$2
-cd "$(dirname "$readme")" || exit 1
-mapfile -t cmds < <(sed -n '/^## Your own PyTorch program/,/^## /p' "$readme" | grep '^racelab pyrun ')
+cd "$(dirname "$readme")/.." || exit 1
+mapfile -t cmds < <(sed -n '/^## Your own script/,/^## /p' "$readme" | grep '^racelab pyrun ')
 if [[ ${#cmds[@]} -eq 0 ]]; then
   echo "readme_pyrun: no 'racelab pyrun' command in $readme"
   exit 1

@@ -223,9 +223,11 @@ TEST(ScenarioSchema, LibtorchKeyIsMajorDotMinor) {
 
 TEST(Catalogue, EveryScenarioFileIsStructurallyValid) {
   std::vector<Problem> ps;
-  const auto loaded = load_scenarios({std::string(RACELAB_SOURCE_DIR) + "/scenarios"}, nullptr, &ps);
+  const auto loaded = load_scenarios(
+      {std::string(RACELAB_SOURCE_DIR) + "/scenarios", std::string(RACELAB_SOURCE_DIR) + "/scenarios/search"},
+      nullptr, &ps);
   EXPECT_TRUE(ps.empty()) << all(ps);
-  EXPECT_GE(loaded.size(), 10u);
+  EXPECT_GE(loaded.size(), 13u);
   for (const auto& s : loaded) {
     EXPECT_EQ(std::filesystem::path(s.file).stem().string(), s.name);
     // Each scenario has an expectation for every mitigation it sweeps...
@@ -239,6 +241,29 @@ TEST(Catalogue, EveryScenarioFileIsStructurallyValid) {
       EXPECT_TRUE(std::count(kinds.begin(), kinds.end(), "os")) << s.file;
     }
   }
+}
+
+// The default list (`racelab compare scenarios/`, `bash ci/compare`, `racelab
+// ci`'s default) is about mitigations: every scenario in it sweeps one besides
+// `none`, so no column of the report's matrix reads "not swept" all the way
+// down. The search benchmarks, which sweep only `none`, live in
+// scenarios/search/ (a directory is read without its subdirectories), where
+// `racelab bench --sections search` runs their workloads and each file still
+// runs by name.
+TEST(Catalogue, TheDefaultListComparesMitigationsAndTheSearchBenchmarksLiveApart) {
+  std::vector<Problem> ps;
+  const auto main_list = load_scenarios({std::string(RACELAB_SOURCE_DIR) + "/scenarios"}, nullptr, &ps);
+  EXPECT_TRUE(ps.empty()) << all(ps);
+  for (const auto& s : main_list) {
+    EXPECT_TRUE(std::any_of(s.mitigations.begin(), s.mitigations.end(), [](const std::string& m) { return m != "none"; }))
+        << s.file << " sweeps no mitigation: it belongs in scenarios/search/ or another subfolder";
+    EXPECT_NE(s.name.rfind("hard_", 0), 0u) << s.file;
+  }
+  const auto search = load_scenarios({std::string(RACELAB_SOURCE_DIR) + "/scenarios/search"}, nullptr, &ps);
+  EXPECT_TRUE(ps.empty()) << all(ps);
+  std::vector<std::string> names;
+  for (const auto& s : search) names.push_back(s.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"hard_depth3", "hard_long_prefix", "hard_order8"}));
 }
 
 }  // namespace

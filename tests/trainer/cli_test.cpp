@@ -11,7 +11,7 @@
 #include <ATen/Context.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/racelab_cli.h"
+#include "tests/cli/racelab_cli.h"
 #include "tiny.h"
 
 namespace {
