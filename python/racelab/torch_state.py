@@ -4,7 +4,10 @@
   process in torch 2.4 to 2.x (thread-local in later versions);
 - torch.nn.Module's __call__ and __getattr__, which an FX trace patches for the
   whole process while it runs;
-- torch.fx._symbolic_trace.CURRENT_PATCHER, the patcher of the trace running.
+- torch.fx._symbolic_trace.CURRENT_PATCHER, the patcher of the trace running;
+- torch._dynamo.config.verbose, the key the config-patch workload patches
+  (python/racelab/dynamo_state.py), and the compiler stance
+  (torch.compiler.set_stance), both process-wide in torch 2.6.
 
 The worker checks the state before every trial as well as after it: a process
 whose state is not fresh is replaced, never trusted.
@@ -14,6 +17,13 @@ import torch.fx._symbolic_trace as _st
 
 _MODULE_ATTRS = ("__call__", "__getattr__", "_call_impl")
 _original = {a: torch.nn.Module.__dict__.get(a) for a in _MODULE_ATTRS}
+_CONFIG_KEY = "verbose"  # dynamo_state.CONFIG_KEY
+_config_default = getattr(torch._dynamo.config, _CONFIG_KEY)
+
+
+def _stance():
+    from torch._dynamo import eval_frame
+    return getattr(getattr(eval_frame, "_stance", None), "stance", "default")
 
 
 def problems():
@@ -26,6 +36,11 @@ def problems():
             out.append(f"torch.nn.Module.{a} is left patched")
     if getattr(_st, "CURRENT_PATCHER", None) is not None:
         out.append("an FX patcher is left installed (torch.fx._symbolic_trace.CURRENT_PATCHER)")
+    if getattr(torch._dynamo.config, _CONFIG_KEY) != _config_default:
+        out.append(f"torch._dynamo.config.{_CONFIG_KEY} is left patched "
+                   f"({getattr(torch._dynamo.config, _CONFIG_KEY)!r}, was {_config_default!r})")
+    if _stance() != "default":
+        out.append(f"the compiler stance is left at {_stance()!r} (torch.compiler.set_stance)")
     return out
 
 
@@ -43,6 +58,10 @@ def restore():
                 setattr(torch.nn.Module, a, _original[a])
     if getattr(_st, "CURRENT_PATCHER", None) is not None:
         _st.CURRENT_PATCHER = None
+    if getattr(torch._dynamo.config, _CONFIG_KEY) != _config_default:
+        setattr(torch._dynamo.config, _CONFIG_KEY, _config_default)
+    if _stance() != "default":
+        torch.compiler.set_stance("default")
 
 
 def reset():
