@@ -96,8 +96,11 @@ std::string markdown(const json& doc) {
                     doc["trials"].get<int64_t>(), doc["wall_s"].get<double>());
   md += "| mechanism | on this torch | evidence (no mitigation) | mitigations that hold here |\n|---|---|---|---|\n";
   for (const auto& r : doc["mechanisms"]) {
+    // Each with its trials: a hold over 2 trials is a sample, over 20 better evidence.
     std::string holds;
-    for (const auto& h : r["mitigations_that_hold"]) holds += (holds.empty() ? "" : ", ") + h.get<std::string>();
+    for (const auto& h : r["mitigations_that_hold"])
+      holds += fmt::format("{}{} (0/{})", holds.empty() ? "" : ", ", h.get<std::string>(),
+                           r["by_mitigation"][h.get<std::string>()]["trials"].get<int64_t>());
     md += fmt::format("| {} (`{}`) | **{}** | {} | {} |\n", r["mechanism"].get<std::string>(),
                       r["scenario"].get<std::string>(), r["verdict"].get<std::string>(),
                       evidence_text(r["evidence"]), holds.empty() ? "(none)" : holds);
