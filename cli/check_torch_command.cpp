@@ -3,7 +3,7 @@
 //
 // It runs the real-torch catalogue (scenarios/pytorch/) briefly on that
 // Python's torch -- as `racelab ci` would, each cell stopping at its first
-// failure, at a small budget (--budget-scale, default 0.1: a minute or two on
+// failure, at a small budget (--budget-scale, default 0.2: a minute or two on
 // 2 cores) -- and prints, per mechanism: present (a trial with no mitigation
 // failed) or absent (none did), the evidence (trials, failures, classes), and
 // the mitigations with no failing trial. The verdicts are measured, never
@@ -120,7 +120,7 @@ int check_torch_command(int argc, char** argv) {
                "import torch",
                argv[0]};
   std::string out = "racelab-check-torch", scenarios;
-  double scale = 0.1;
+  double scale = 0.2;
   bool no_progress = false;
   app.add_option("--out", out, "Folder for check-torch.{md,json} and the campaign's report")->capture_default_str();
   app.add_option("--budget-scale", scale, "Multiply every trial budget of the real-torch catalogue")
