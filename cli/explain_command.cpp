@@ -36,12 +36,13 @@ void print_scenario(const reports::Scenario& s, const std::string& torch) {
   std::printf("  %s (%s): %s\n", s.name.c_str(), s.race.c_str(), s.file.c_str());
   // Whether the race is there on that torch: what its scenario expects with no
   // mitigation, by that version's entries (expectations_by_torch).
-  if (!torch.empty())
-    if (const reports::Expectation* none = s.expectation_for("none"))
-      std::printf("    on torch %s: %s (%s)\n", torch.c_str(),
-                  verdict_of(*none) == "holds" ? "absent, no mitigation needed" : "present",
-                  s.torch.empty() ? "the scenario's default expectations"
-                                  : ("its expectations for torch " + s.torch).c_str());
+  const reports::Expectation* none = torch.empty() ? nullptr : s.expectation_for("none");
+  if (none != nullptr) {
+    std::printf("    on torch %s: %s (%s)\n", torch.c_str(),
+                verdict_of(*none) == "holds" ? "absent, no mitigation needed" : "present",
+                s.torch.empty() ? "the scenario's default expectations"
+                                : ("its expectations for torch " + s.torch).c_str());
+  }
   std::string holds, fails;
   for (const auto& e : s.expectations) {
     const std::string v = verdict_of(e);
