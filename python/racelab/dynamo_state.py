@@ -8,6 +8,9 @@ knobs: workloads.json; model twins: scenarios/workloads/dynamo_state_workloads.c
                           value: `assert not prior`, a call that runs with the
                           config unpatched, or the config left patched. 2.14
                           keeps both in ContextVars: each thread its own.
+  torch_config_thread_local  the main thread sets a dynamo config value, then
+                          starts the workers (#173568): where the config is
+                          per thread (2.14's ContextVars) they read the default.
   torch_compile_stampede  every thread calls one compiled function with one
                           input it has not seen: dynamo looks its cache up
                           before the compile lock and not again under it
@@ -142,6 +145,9 @@ class Trial:
             t.join()
 
     def _run_processes(self, role):
+        # What the parent already has at the fork (the user's own setting,
+        # torch_config_thread_local) is not a worker's leftover.
+        inherited = set(torch_state.problems())
         children = []
         for i in range(self.threads):
             r, w = os.pipe()
@@ -155,7 +161,7 @@ class Trial:
                 except BaseException as e:  # noqa: BLE001
                     errors.append(f"{type(e).__name__}: {e}")
                 out = {"errors": errors, "wrong": self.wrong, "fallbacks": self.fallbacks,
-                       "stuck": torch_state.problems()}
+                       "stuck": [p for p in torch_state.problems() if p not in inherited]}
                 os.write(w, json.dumps(out).encode())
                 os._exit(0)
             os.close(w)
@@ -201,6 +207,35 @@ class Trial:
                     self._locked(lambda: shared_body(i))
 
         self._with_points(_config_patch_codes(), lambda: self._run(role))
+
+    # --- torch_config_thread_local -------------------------------------------
+    def _config_thread_local(self):
+        import contextvars
+        cfg = torch._dynamo.config
+        default = getattr(cfg, CONFIG_KEY)
+        setattr(cfg, CONFIG_KEY, True)  # the user's setting, on the main thread, before the workers start
+        # copy_context: each worker runs in a copy of this thread's context, made here.
+        contexts = [contextvars.copy_context() for _ in range(self.threads)]
+
+        def read(i):
+            for _ in range(self.k["steps"]):
+                if self.mit == "set_in_each_thread":
+                    setattr(cfg, CONFIG_KEY, True)
+                if bridge.managed():
+                    bridge.point(b"workload.config_read")
+                if getattr(cfg, CONFIG_KEY) is not True:
+                    self.wrong.append(f"thread {i}: it ran with torch._dynamo.config.{CONFIG_KEY} at its default, not "
+                                      f"the value the main thread set before it started (the config is per thread)")
+
+        def role(i):
+            if self.mit == "copy_context":
+                return contexts[i].run(read, i)
+            return read(i)
+
+        try:
+            self._run(role)
+        finally:
+            setattr(cfg, CONFIG_KEY, default)
 
     # --- torch_compile_stampede -----------------------------------------------
     def _compile_stampede(self):
@@ -251,7 +286,8 @@ class Trial:
     # --- the trial ------------------------------------------------------------
     def run(self):
         torch.manual_seed(self.seed % (2 ** 63))
-        body = {"torch_config_patch": self._config_patch, "torch_compile_stampede": self._compile_stampede,
+        body = {"torch_config_patch": self._config_patch, "torch_config_thread_local": self._config_thread_local,
+                "torch_compile_stampede": self._compile_stampede,
                 "torch_compiler_stance": self._compiler_stance}[self.name]
         body()
         self.fallbacks += len(self.eager_calls)

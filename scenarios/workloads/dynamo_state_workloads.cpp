@@ -15,6 +15,9 @@
 //                    Knob config_scope "thread_local": torch 2.14's design
 //                    (the saved values and the overrides are ContextVars:
 //                    each thread has its own).
+//   config_thread_local  the reverse (#173568): with torch 2.14's per-thread
+//                    config, a value the main thread set before it started
+//                    its workers is not what they read (they see the default).
 //   compile_stampede the compiled-code cache is looked up outside the compile
 //                    lock and not looked up again under it (#123177): N
 //                    threads meeting one new input compile it N times, each
@@ -147,6 +150,41 @@ Observation config_patch(const TrialInput& in) {
   return o;
 }
 
+// ---- config_thread_local -----------------------------------------------------
+
+// The reverse of the shared patch (#173568, regression #186537): where the
+// config is per thread (torch 2.14's ContextVars), a setting the main thread
+// made before it started the workers is not what the workers read -- a new
+// thread starts with an empty context, so it sees the default.
+Observation config_thread_local(const TrialInput& in) {
+  const int64_t iterations = in.knobs.value("iterations", int64_t{2});
+  const bool thread_local_scope = in.knobs.value("config_scope", std::string("global")) == "thread_local";
+  const std::string m = in.mitigation.empty() ? "none" : in.mitigation;
+  const int threads = std::max(1, in.threads);
+  Reports reports;
+  int64_t main_value = 0;
+  racelab::point("config.set_on_main", &main_value, Access::kWrite);
+  main_value = kPatched;  // the user's setting, before the threads start
+  // Per thread: a fresh context (the default), or a copy of the main thread's
+  // (copy_context, and a forked process, which copies its parent).
+  const bool inherits = !thread_local_scope || m == "copy_context" || m == "isolate_process";
+  std::vector<int64_t> own(threads, inherits ? main_value : 0);
+  run_workers(threads, [&](int w) {
+    int64_t& value = thread_local_scope || m == "isolate_process" ? own[w] : main_value;
+    for (int64_t i = 0; i < iterations; ++i) {
+      if (m == "set_in_each_thread") {
+        racelab::point("config.set_in_thread", &value, Access::kWrite);
+        value = kPatched;
+      }
+      racelab::point("config.read", &value, Access::kRead);
+      if (value != kPatched)
+        reports.wrong_result(worker_name(w) + ": it ran with the config's default, not the value the main thread "
+                                              "set before it started (the config is per thread)");
+    }
+  });
+  return reports.observe();
+}
+
 // ---- compile_stampede --------------------------------------------------------
 
 struct FrameCache {
@@ -264,6 +302,22 @@ racelab::WorkloadRegistrar config_patch_registrar{racelab::Workload{
     false,
     [] {},
     &config_patch,
+    [](const nlohmann::json& k) {
+      check_common(k);
+      const auto& s = k.at("config_scope");
+      if (!s.is_string() || (s != "global" && s != "thread_local"))
+        throw racelab::KnobError("config_scope", s.dump(), "global | thread_local");
+    }}};
+
+racelab::WorkloadRegistrar config_thread_local_registrar{racelab::Workload{
+    "config_thread_local",
+    "a dynamo config value the main thread set before starting its workers: with a per-thread config (knob "
+    "config_scope thread_local, torch 2.14's ContextVars) the workers read the default instead",
+    nlohmann::json{{"iterations", 2}, {"config_scope", "global"}},
+    {"none", "set_in_each_thread", "copy_context", "isolate_process"},
+    false,
+    [] {},
+    &config_thread_local,
     [](const nlohmann::json& k) {
       check_common(k);
       const auto& s = k.at("config_scope");
