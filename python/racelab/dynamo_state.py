@@ -11,6 +11,10 @@ knobs: workloads.json; model twins: scenarios/workloads/dynamo_state_workloads.c
   torch_config_thread_local  the main thread sets a dynamo config value, then
                           starts the workers (#173568): where the config is
                           per thread (2.14's ContextVars) they read the default.
+  torch_traceback_meta    every thread reads its own FX node's metadata under
+                          preserve_node_meta() / set_current_meta(node)
+                          (#184917): both are module globals, so it can read
+                          another thread's, or they are left set.
   torch_compile_stampede  every thread calls one compiled function with one
                           input it has not seen: dynamo looks its cache up
                           before the compile lock and not again under it
@@ -237,6 +241,35 @@ class Trial:
         finally:
             setattr(cfg, CONFIG_KEY, default)
 
+    # --- torch_traceback_meta -------------------------------------------------
+    def _traceback_meta(self):
+        import torch.fx.traceback as fxt
+        # One node per thread, its metadata naming the thread.
+        nodes = []
+        for i in range(self.threads):
+            g = torch.fx.Graph()
+            n = g.placeholder(f"x{i}")
+            n.meta["stack_trace"] = f"racelab thread {i}"
+            nodes.append(n)
+
+        def role(i):
+            for _ in range(self.k["steps"]):
+                def body():
+                    with fxt.preserve_node_meta():
+                        with fxt.set_current_meta(nodes[i]):
+                            if bridge.managed():
+                                bridge.point(b"workload.meta_read")
+                            got = fxt.get_current_meta().get("stack_trace")
+                            if got != f"racelab thread {i}":
+                                self.wrong.append(f"thread {i}: the node metadata it read was {got!r}, not its own "
+                                                  f"(torch.fx.traceback.current_meta is module-global)")
+                self._locked(body)
+
+        codes = {"fx.meta.preserve": fxt.preserve_node_meta.__wrapped__.__code__,
+                 "fx.meta.set_current": fxt.set_current_meta.__wrapped__.__code__,
+                 "fx.meta.get_current": fxt.get_current_meta.__code__}
+        self._with_points(codes, lambda: self._run(role))
+
     # --- torch_compile_stampede -----------------------------------------------
     def _compile_stampede(self):
         backend = _Counting()
@@ -287,12 +320,14 @@ class Trial:
     def run(self):
         torch.manual_seed(self.seed % (2 ** 63))
         body = {"torch_config_patch": self._config_patch, "torch_config_thread_local": self._config_thread_local,
-                "torch_compile_stampede": self._compile_stampede,
+                "torch_traceback_meta": self._traceback_meta, "torch_compile_stampede": self._compile_stampede,
                 "torch_compiler_stance": self._compiler_stance}[self.name]
         body()
         self.fallbacks += len(self.eager_calls)
         self.errors[:] = [f"{e}" for e in self.errors]
         stuck = torch_state.problems()
+        if self.name == "torch_traceback_meta":
+            stuck += torch_state.traceback_problems()
         return {
             "errors": self.errors,
             "stuck_state": "; ".join(stuck) + (" after every thread joined" if stuck else ""),

@@ -7,7 +7,9 @@
 - torch.fx._symbolic_trace.CURRENT_PATCHER, the patcher of the trace running;
 - torch._dynamo.config.verbose, the key the config-patch workload patches
   (python/racelab/dynamo_state.py), and the compiler stance
-  (torch.compiler.set_stance), both process-wide in torch 2.6.
+  (torch.compiler.set_stance), both process-wide in torch 2.6;
+- (traceback_problems(), for torch_traceback_meta only) torch.fx.traceback's
+  should_preserve_node_meta and current_meta, module globals.
 
 The worker checks the state before every trial as well as after it: a process
 whose state is not fresh is replaced, never trusted.
@@ -44,6 +46,21 @@ def problems():
     return out
 
 
+def traceback_problems():
+    """torch.fx.traceback's module globals, when left set. Asked only by the
+    workload that races on them (torch_traceback_meta): torch's own compile
+    paths may use them outside any lock, and the other workloads' verdicts
+    were measured without this check. Its trial reports them as stuck_state,
+    which makes the worker replace its process."""
+    import torch.fx.traceback as fxt
+    out = []
+    if getattr(fxt, "should_preserve_node_meta", False):
+        out.append("torch.fx.traceback.should_preserve_node_meta is left set")
+    if getattr(fxt, "current_meta", None):
+        out.append("torch.fx.traceback.current_meta is left set")
+    return out
+
+
 def restore():
     """Puts back what problems() checks, as a fresh process has it. Only for a
     run that is not a trial (a script's native warm-up, whose race may leave
@@ -62,6 +79,9 @@ def restore():
         setattr(torch._dynamo.config, _CONFIG_KEY, _config_default)
     if _stance() != "default":
         torch.compiler.set_stance("default")
+    import torch.fx.traceback as fxt
+    fxt.should_preserve_node_meta = False
+    fxt.current_meta = {}
 
 
 def reset():

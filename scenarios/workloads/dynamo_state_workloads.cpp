@@ -18,6 +18,9 @@
 //   config_thread_local  the reverse (#173568): with torch 2.14's per-thread
 //                    config, a value the main thread set before it started
 //                    its workers is not what they read (they see the default).
+//   traceback_meta   torch.fx.traceback's should_preserve_node_meta and
+//                    current_meta are module globals (#184917): a thread's
+//                    node metadata read is another's, or left set.
 //   compile_stampede the compiled-code cache is looked up outside the compile
 //                    lock and not looked up again under it (#123177): N
 //                    threads meeting one new input compile it N times, each
@@ -185,6 +188,55 @@ Observation config_thread_local(const TrialInput& in) {
   return reports.observe();
 }
 
+// ---- traceback_meta ----------------------------------------------------------
+
+// torch.fx.traceback's node metadata (#184917): `should_preserve_node_meta`
+// and `current_meta` are module globals (torch 2.6 and 2.14) that
+// preserve_node_meta() and set_current_meta(node) save, set and restore. A
+// thread reading its node's metadata can read another's, and overlapping
+// restores can leave them set.
+Observation traceback_meta(const TrialInput& in) {
+  const int64_t iterations = in.knobs.value("iterations", int64_t{2});
+  const std::string m = in.mitigation.empty() ? "none" : in.mitigation;
+  const int threads = std::max(1, in.threads);
+  Reports reports;
+  struct Meta {
+    bool preserve = false;
+    int64_t current = -1;  // whose node's metadata; -1: none
+  };
+  const bool private_copies = m == "isolate_process";
+  std::vector<Meta> metas(private_copies ? threads : 1);
+  racelab::Mutex lock("traceback_meta.lock");
+  run_workers(threads, [&](int w) {
+    Meta& g = metas[private_copies ? w : 0];
+    for (int64_t i = 0; i < iterations; ++i) {
+      std::unique_lock<racelab::Mutex> held(lock, std::defer_lock);
+      if (m == "global_lock") held.lock();
+      racelab::point("fx.meta.preserve.save", &g, Access::kWrite);  // save both, set preserve
+      const Meta saved = g;
+      g.preserve = true;
+      racelab::point("fx.meta.current.set", &g, Access::kWrite);
+      const int64_t saved_current = g.current;
+      if (g.preserve) g.current = w;
+      racelab::point("fx.meta.current.read", &g, Access::kRead);
+      if (g.current != w)
+        reports.wrong_result(worker_name(w) + ": the node metadata it read was another thread's (or none)");
+      racelab::point("fx.meta.current.restore", &g, Access::kWrite);
+      g.current = saved_current;
+      racelab::point("fx.meta.preserve.restore", &g, Access::kWrite);
+      g = saved;
+    }
+  });
+  Observation o = reports.observe();
+  for (size_t i = 0; i < metas.size(); ++i)
+    if (metas[i].preserve || metas[i].current != -1)
+      o.stuck_state = (metas.size() > 1 ? worker_name(static_cast<int>(i)) + "'s " : std::string()) +
+                      "torch.fx.traceback state left set after every thread joined (should_preserve_node_meta " +
+                      (metas[i].preserve ? "True" : "False") + ", current_meta " +
+                      (metas[i].current < 0 ? "empty" : "of " + worker_name(static_cast<int>(metas[i].current))) + ")";
+  return o;
+}
+
 // ---- compile_stampede --------------------------------------------------------
 
 struct FrameCache {
@@ -324,6 +376,17 @@ racelab::WorkloadRegistrar config_thread_local_registrar{racelab::Workload{
       if (!s.is_string() || (s != "global" && s != "thread_local"))
         throw racelab::KnobError("config_scope", s.dump(), "global | thread_local");
     }}};
+
+racelab::WorkloadRegistrar traceback_meta_registrar{racelab::Workload{
+    "traceback_meta",
+    "torch.fx.traceback's node metadata is module-global: a thread reads another thread's node metadata, or "
+    "overlapping restores leave should_preserve_node_meta or current_meta set",
+    nlohmann::json{{"iterations", 2}},
+    {"none", "global_lock", "isolate_process"},
+    false,
+    [] {},
+    &traceback_meta,
+    &check_common}};
 
 racelab::WorkloadRegistrar compile_stampede_registrar{racelab::Workload{
     "compile_stampede",
