@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -27,6 +28,7 @@
 #include "compile/torch_compat.h"
 #include "engine/cell.h"
 #include "engine/exec_host.h"
+#include "engine/python_host.h"
 #include "engine/run_trial.h"
 #include "racelab/exit_code.h"
 #include "racelab/workload.h"
@@ -70,6 +72,7 @@ struct RunFlags {
   int jobs = 0;
   bool no_progress = false;
   bool no_minimize = false;
+  std::string torch;  // --torch: the torch version whose knobs and expectations apply
 };
 
 void add_run_flags(CLI::App& app, RunFlags& f, const std::string& default_out) {
@@ -86,6 +89,9 @@ void add_run_flags(CLI::App& app, RunFlags& f, const std::string& default_out) {
       ->check(positive_integer());
   app.add_option("--junit", f.junit, "Also write JUnit XML here (one test case per expectation)");
   app.add_flag("--no-progress", f.no_progress, "No live progress line, even on a terminal");
+  app.add_option("--torch", f.torch,
+                 "Judge by this torch version's entries (knobs_by_torch, expectations_by_torch: \"2.14\"); default: "
+                 "the --python's torch when a real-torch scenario runs, else none (the default entries)");
   app.add_flag("--no-minimize", f.no_minimize,
                "compare: draw failing schedules as found, without minimising them (ci never minimises)");
   add_python_option(app);
@@ -151,6 +157,7 @@ std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags
                                  std::string("--no-progress"), std::string("--no-minimize"),
                                  std::string("--claim-from"), claims})
       args.push_back(a);
+    if (!f.torch.empty()) args.insert(args.end(), {"--torch", f.torch});
     results.push_back((fs::path(dir) / results_file_name({k - 1, n})).string());
     fs::create_directories(dir);  // here, so a path that cannot be made is the parent's exit 3
     const pid_t pid = start_shard(args, dir, (fs::path(dir) / "log.txt").string());
@@ -224,11 +231,13 @@ std::string default_catalogue() {
   return std::string(RACELAB_SOURCE_DIR) + "/scenarios";
 }
 
-std::vector<Scenario> load_catalogue(const std::vector<std::string>& paths, int* rc, bool check_workloads) {
+std::vector<Scenario> load_catalogue(const std::vector<std::string>& paths, int* rc, bool check_workloads,
+                                     const std::string& torch) {
   std::vector<Problem> problems;
-  // The expectation set for the LibTorch this binary runs on (expectations_by_libtorch).
+  // The expectation set for the LibTorch this binary runs on (expectations_by_libtorch),
+  // and the knobs and expectations for the torch the campaign runs against.
   auto scenarios = load_scenarios(paths, check_workloads ? registry_lookup() : WorkloadLookup(), &problems,
-                                  trainer::compile::libtorch_full_version());
+                                  trainer::compile::libtorch_full_version(), torch);
   for (const auto& p : problems) std::fprintf(stderr, "%s\n", p.to_string().c_str());
   if (!problems.empty()) {
     std::fprintf(stderr, "%zu problem(s); fix the scenario files above (schema: scenarios/SCHEMA.md)\n",
@@ -369,6 +378,53 @@ json rebuild_report(const std::vector<std::string>& results_files, std::vector<s
   return build_report(data);
 }
 
+namespace {
+
+// True when a file among `paths` (files or directories) is a scenario whose
+// workload runs on real torch (host "python"); unreadable files are the loader's.
+bool runs_real_torch(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      for (const auto& e : fs::directory_iterator(p, ec))
+        if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
+    } else {
+      files.push_back(p);
+    }
+  }
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    const json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!doc.is_object() || !doc.contains("workload") || !doc["workload"].is_string()) continue;
+    const Workload* w = find_workload(doc["workload"].get<std::string>());
+    if (w != nullptr && w->host == kPythonHost) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int resolve_torch_version(const std::string& cmd, const std::vector<std::string>& paths, std::string* torch) {
+  if (!torch->empty()) {
+    static const std::regex kVersion(R"(\d+\.\d+(\.[0-9A-Za-z.+_-]*)?)");
+    if (!std::regex_match(*torch, kVersion)) {
+      std::fprintf(stderr, "racelab %s: --torch: found \"%s\", expected a version as major.minor (e.g. 2.14)\n",
+                   cmd.c_str(), torch->c_str());
+      return kExitUsage;
+    }
+    return kExitOk;
+  }
+  if (!runs_real_torch(paths) || python_command().empty()) return kExitOk;  // the trials say what is missing
+  std::string why;
+  *torch = probe_torch_version(python_command(), &why);
+  if (torch->empty()) {
+    std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), why.c_str());
+    return kExitBadInput;
+  }
+  return kExitOk;
+}
+
 int run_catalogue(bool ci, int argc, char** argv) {
   const std::string cmd = ci ? "ci" : "compare";
   CLI::App app{ci ? "Run scenario expectations as a regression check; exit 0 only if every expectation holds "
@@ -416,8 +472,9 @@ int run_catalogue(bool ci, int argc, char** argv) {
     return kExitUsage;
   }
   install_interrupt_handlers();  // as early as we can: a shard is started with SIGINT blocked until here
+  if (int rc = resolve_torch_version(cmd, f.paths, &f.torch); rc != kExitOk) return rc;
   int rc = kExitOk;
-  auto scenarios = load_catalogue(f.paths, &rc);
+  auto scenarios = load_catalogue(f.paths, &rc, true, f.torch);
   if (rc != kExitOk) return rc;
 
   int jobs = f.jobs > 0 ? f.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -435,6 +492,7 @@ int run_catalogue(bool ci, int argc, char** argv) {
   // results list only takes the core from the trials.
   if (!f.claim_file.empty()) o.report_interval_s = 1e9;
   o.libtorch = trainer::compile::libtorch_full_version();
+  o.torch = f.torch;
   o.progress = !f.no_progress && ::isatty(2);
   for (const auto& name : trainer::mitigation::names())
     o.mitigations.push_back({{"name", name}, {"group", trainer::mitigation::group(trainer::mitigation::parse(name))}});

@@ -25,8 +25,18 @@ std::string default_catalogue();
 // without asking the registry -- for a command that reads expectations and
 // runs nothing (explain), so the lean binary need not hand it to the LibTorch
 // part (cli/torch_part.h).
+// `torch` ("2.14.1" or "2.14"; "" for none) picks each scenario's knobs_by_torch
+// and expectations_by_torch entries.
 std::vector<reports::Scenario> load_catalogue(const std::vector<std::string>& paths, int* rc,
-                                              bool check_workloads = true);
+                                              bool check_workloads = true, const std::string& torch = "");
+
+// The torch version a campaign over `paths` judges by: *torch as given
+// (--torch; kExitUsage unless it reads major.minor[.rest]); else, when a
+// scenario among `paths` runs on real torch and a Python is set (--python,
+// $RACELAB_PYTHON), that Python's torch.__version__ -- kExitBadInput, naming
+// the command, when it cannot import torch; else none (""). `cmd` names the
+// command in messages.
+int resolve_torch_version(const std::string& cmd, const std::vector<std::string>& paths, std::string* torch);
 
 // `racelab compare` (ci = false) and `racelab ci` (ci = true): run the
 // catalogue, write the report, print the verdicts. The two differ in their

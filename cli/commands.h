@@ -28,6 +28,7 @@ int ci_command(int argc, char** argv);
 int merge_command(int argc, char** argv);
 int chrome_trace_command(int argc, char** argv);
 int explain_command(int argc, char** argv);  // error message -> scenarios, mitigations that hold
+int check_torch_command(int argc, char** argv);  // the real-torch catalogue on the user's torch
 
 // The drafter trainer.
 int train_command(int argc, char** argv);

@@ -1,6 +1,9 @@
 // `racelab explain "<message>"`: from an error message to the scenarios that
 // reproduce it, the mitigations that hold there (read from the scenarios'
 // expectations) and the walkthrough. The messages: cli/known_messages.h.
+// With --torch V (or --python CMD, whose torch it asks), the expectations are
+// that version's (expectations_by_torch), and each scenario says whether its
+// race is present there.
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -9,9 +12,11 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/campaign_runner.h"
+#include "cli/cell_flags.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/known_messages.h"
+#include "engine/python_host.h"
 #include "racelab/exit_code.h"
 
 namespace racelab::cli {
@@ -27,8 +32,17 @@ std::string verdict_of(const reports::Expectation& e) {
   return classes.empty() ? "fails" : "fails (" + classes + ")";
 }
 
-void print_scenario(const reports::Scenario& s) {
+void print_scenario(const reports::Scenario& s, const std::string& torch) {
   std::printf("  %s (%s): %s\n", s.name.c_str(), s.race.c_str(), s.file.c_str());
+  // Whether the race is there on that torch: what its scenario expects with no
+  // mitigation, by that version's entries (expectations_by_torch).
+  const reports::Expectation* none = torch.empty() ? nullptr : s.expectation_for("none");
+  if (none != nullptr) {
+    std::printf("    on torch %s: %s (%s)\n", torch.c_str(),
+                verdict_of(*none) == "holds" ? "absent, no mitigation needed" : "present",
+                s.torch.empty() ? "the scenario's default expectations"
+                                : ("its expectations for torch " + s.torch).c_str());
+  }
   std::string holds, fails;
   for (const auto& e : s.expectations) {
     const std::string v = verdict_of(e);
@@ -42,7 +56,8 @@ void print_scenario(const reports::Scenario& s) {
   std::printf("    reproduce: racelab run %s -m none -s random -n 10\n", s.workload.c_str());
 }
 
-void print_known(const KnownMessage& m, const std::vector<reports::Scenario>& catalogue, const std::string& dir) {
+void print_known(const KnownMessage& m, const std::vector<reports::Scenario>& catalogue, const std::string& dir,
+                 const std::string& torch) {
   std::printf("known message: %s\n  %s\n\n%s\n\nscenarios that reproduce it (expectations from %s):\n", m.id.c_str(),
               m.message.c_str(), m.meaning.c_str(), dir.c_str());
   for (const auto& name : m.scenarios) {
@@ -50,7 +65,7 @@ void print_known(const KnownMessage& m, const std::vector<reports::Scenario>& ca
     for (const auto& s : catalogue)
       if (s.name == name) found = &s;
     if (found != nullptr)
-      print_scenario(*found);
+      print_scenario(*found, torch);
     else
       std::printf("  %s: not in this catalogue yet\n", name.c_str());
   }
@@ -70,6 +85,9 @@ int explain_command(int argc, char** argv) {
   app.add_option("message", words, "The error message (quote it, or give it as several words)");
   app.add_option("--scenarios", dir, "The scenario catalogue to read expectations from (default: scenarios/)");
   app.add_flag("--list", list, "List every known message");
+  std::string torch;
+  app.add_option("--torch", torch, "Say which races apply to this torch version (major.minor, e.g. 2.14)");
+  add_python_option(app);  // --python CMD: that Python's torch
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   if (list) {
     for (const auto& m : known_messages()) {
@@ -94,11 +112,21 @@ int explain_command(int argc, char** argv) {
   int rc = kExitOk;
   // Only the expectations are read: the workloads are not looked up, so the
   // lean binary answers without LibTorch (cli/torch_part.h).
-  const auto catalogue = load_catalogue({dir}, &rc, /*check_workloads=*/false);
+  // Which torch: --torch, else --python's (asked once; a Python without torch is bad input).
+  if (torch.empty() && app.count("--python") > 0) {
+    std::string why;
+    torch = probe_torch_version(python_command(), &why);
+    if (torch.empty()) {
+      std::fprintf(stderr, "racelab explain: %s\n", why.c_str());
+      return kExitBadInput;
+    }
+  }
+  if (!torch.empty()) torch = reports::libtorch_key(torch);
+  const auto catalogue = load_catalogue({dir}, &rc, /*check_workloads=*/false, torch);
   if (rc != kExitOk) return rc;
   for (size_t i = 0; i < matches.size(); ++i) {
     if (i > 0) std::printf("\n");
-    print_known(*matches[i], catalogue, dir);
+    print_known(*matches[i], catalogue, dir, torch);
   }
   return kExitOk;
 }

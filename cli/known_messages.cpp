@@ -37,6 +37,47 @@ const std::vector<KnownMessage>& known_messages() {
        "NameError for an ordinary name is a plain bug, not this.",
        {"module_patch"},
        "docs/WALKTHROUGH.md#4-try-the-three-fixes-people-try-first"},
+      {"config_patch_prior",
+       "AssertionError: assert not prior (torch.utils._config_module, ConfigPatch.__enter__)",
+       {{"assert not prior"}, {"prior should not be empty when exiting ConfigPatch"}},
+       "A torch._dynamo.config.patch(...) object -- a decorator, or one made once and entered from several "
+       "places -- was entered by a thread while another thread was inside it. On torch 2.6 the object keeps "
+       "the values it replaced in one dict, `prior`, and the config is one process-wide value: besides this "
+       "assertion, a thread can save another's patched value and restore it last (the config stays patched), "
+       "or run its body after another's exit restored the default. torch.compile(dynamic=False) and other "
+       "per-call options wrap every call in such a patch. torch 2.14 keeps both in ContextVars, one per thread.",
+       {"config_patch"},
+       "scenarios/config_patch.json"},
+      {"recompile_limit",
+       "torch._dynamo hit config.recompile_limit (8) (torch 2.6: config.cache_size_limit)",
+       {{"torch._dynamo hit config.recompile_limit"}, {"torch._dynamo hit config.cache_size_limit"},
+        {"hit config.", "function:", "last reason:"}},
+       "Dynamo compiled one frame as many times as its limit allows and runs it eagerly from now on. Besides "
+       "a function called with ever new shapes or guards, threads can cause it: dynamo looks its code cache up "
+       "before it takes the compile lock and not again under it, so N threads that meet one new input at once "
+       "compile the frame N times, each compile counted against the limit (the compile stampede).",
+       {"compile_stampede"},
+       "scenarios/compile_stampede.json"},
+      {"compiler_stance",
+       "torch.compiler.set_stance(...) in one thread, compiled calls of another running eagerly (or: Detected "
+       "recompile when torch.compile stance is 'fail_on_recompile')",
+       {{"torch.compile stance is"}, {"set_stance"}},
+       "The compiler stance is one process-wide value: set_stance(\"force_eager\") (or fail_on_recompile, "
+       "eager_on_recompile) in one thread applies to every thread's compiled calls while it is set, and two "
+       "threads whose set_stance blocks overlap restore each other's saved stance, which can leave it set for "
+       "good.",
+       {"compiler_stance"},
+       "scenarios/compiler_stance.json"},
+      {"current_patcher",
+       "AssertionError: CURRENT_PATCHER was changed during a revert_all_patches (torch 2.14: CURRENT_PATCHER is "
+       "None in finally block)",
+       {{"CURRENT_PATCHER"}},
+       "torch.fx._symbolic_trace.CURRENT_PATCHER is one process-wide slot for the patcher of the FX trace "
+       "running. Two threads tracing at once (a user's symbolic_trace, a compile's make_fx) install and revert "
+       "their patchers over each other's: one finds a patcher it did not install, or reverts another thread's "
+       "patches so that thread's graph silently changes, or the patch stays installed after both are done.",
+       {"module_patch", "module_patch_trace_and_eager"},
+       "docs/WALKTHROUGH.md#4-try-the-three-fixes-people-try-first"},
       {"cuda_capture_unsupported",
        "CUDA error: operation not permitted when stream is capturing (cudaErrorStreamCaptureUnsupported)",
        {{"operation not permitted when stream is capturing"}, {"cudaErrorStreamCaptureUnsupported"}},

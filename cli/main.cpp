@@ -67,6 +67,8 @@ constexpr Command kCommands[] = {
     {"chrome-trace", "Export a schedule as Chrome trace JSON for Perfetto", &cli::chrome_trace_command},
     {"explain", "From an error message to the scenarios that reproduce it and the mitigations that hold",
      &cli::explain_command},
+    {"check-torch", "Which of the catalogue's races your torch has, and which mitigations hold there (--python CMD)",
+     &cli::check_torch_command},
     {"train", "Train drafters for a target LM and evaluate speculative decoding", train_command},
     {"train-target", "Train (or evaluate) the target language model", train_target_command},
     {"bench", "Benchmarks: scheduling cost, time to reproduce, mitigation cost, scaling", bench_command},

@@ -234,9 +234,10 @@ void direct_leak(Trial& t) {
 void stuck_true(Trial& t) {
   const auto& c = t.cfg();
   t.precompile(own_shapes(c));
+  const bool all_eager = c.roles == "eager";
   t.run_workers([&](int w) {
     for (int i = 0; i < c.iterations; ++i) {
-      if (w % 2 == 0)
+      if (w % 2 == 0 && !all_eager)
         t.compiled_call(w, c.seq + w);
       else
         t.eager_path_call(w, c.seq + w);
@@ -272,8 +273,31 @@ void transient_false(Trial& t) {
   });
 }
 
+// torch_module_patch's roles: worker 1 user-traces (installing the process-wide
+// module-call patch, outside any lock a compiled call takes), the others call
+// modules eagerly; a call that lands in the trace's recorder is another
+// thread's module in its graph.
+void module_patch_trace_and_eager(Trial& t) {
+  const auto& c = t.cfg();
+  t.precompile({c.seq});
+  t.run_workers([&](int w) {
+    for (int i = 0; i < c.iterations; ++i) {
+      if (w == 0) {
+        std::vector<std::string> calls;
+        user_trace(t.runtime_for(w), masked_attention_fn, t.args(c.seq), &calls);
+        if (calls != std::vector<std::string>{"masked_attention"})
+          t.add_wrong("worker 1: its user trace recorded module calls " + join(calls) +
+                      " (another thread's eager calls went through its patch)");
+      } else {
+        module_call(t.runtime_for(w), "worker" + std::to_string(w + 1) + ".proj");
+      }
+    }
+  });
+}
+
 void module_patch(Trial& t) {
   const auto& c = t.cfg();
+  if (c.roles == "trace_and_eager") return module_patch_trace_and_eager(t);
   t.precompile({c.seq});
   t.run_workers([&](int w) {
     for (int i = 0; i < c.iterations; ++i) {
@@ -456,6 +480,12 @@ MicroConfig micro_defaults(const std::string& workload) {
   return c;
 }
 
+std::vector<std::string> micro_workload_roles(const std::string& workload) {
+  if (workload == "stuck_true") return {"mixed", "eager"};
+  if (workload == "module_patch") return {"mixed", "trace_and_eager"};
+  return {"mixed"};
+}
+
 bool micro_needs_free_running(const std::string& workload) { return workload == "te_fuser_crash"; }
 
 MicroResult run_micro(const MicroConfig& config) {
@@ -465,6 +495,9 @@ MicroResult run_micro(const MicroConfig& config) {
     throw std::invalid_argument("workload '" + config.workload + "' does not accept mitigation '" +
                                 config.mitigation + "'");
   const auto t0 = std::chrono::steady_clock::now();
+  const auto roles = micro_workload_roles(config.workload);
+  if (std::find(roles.begin(), roles.end(), config.roles) == roles.end())
+    throw std::invalid_argument("workload '" + config.workload + "' has no roles '" + config.roles + "'");
   Trial t(config);
   const std::string& w = config.workload;
   if (w == "direct_leak") direct_leak(t);

@@ -9,12 +9,16 @@
 //                            cache; a cache hit while another worker captures raises
 //   stuck_true               worker 1 compiles; worker 2 runs the eager path
 //                            (writes the flag before the lock): lost restore; with
-//                            knob grad, its fw/bw trace runs outside the lock
+//                            knob grad, its fw/bw trace runs outside the lock.
+//                            Knob roles "eager": every worker on the eager path, as
+//                            the real-torch twin (torch_stuck_true) runs
 //   transient_false          worker 1 user-traces a function that calls a compiled
 //                            function (a genuine nested capture that must raise);
 //                            worker 2's eager path clears the flag meanwhile
 //   module_patch             worker 1 compiles (patch installed); worker 2 makes
-//                            module calls and its own user trace
+//                            module calls and its own user trace. Knob roles
+//                            "trace_and_eager": worker 1 user-traces, the others
+//                            make eager module calls, as torch_module_patch runs
 //   recompile_after_warmup   all warm, then worker 1 meets a new shape
 //   user_trace_outside_lock  worker 1 user-traces (no compile lock); the others compile
 //                            (their first call) and hit the cache
@@ -49,6 +53,12 @@ struct MicroConfig {
   int recompile_limit = 8;
   std::string setting = "profiling_mode";  // jit_setting_restore
   bool shared = true;                      // te_fuser_crash: one shared function vs private copies
+  // Who does what: "mixed" (the defaults above), "eager" (stuck_true: every
+  // worker on the eager path), "trace_and_eager" (module_patch: worker 1
+  // user-traces, the others call modules eagerly). The real-torch twins run
+  // the latter two: under precompile their threads still run unlocked traces
+  // at once, where the mixed roles' warmed compiled calls trace nothing.
+  std::string roles = "mixed";
   Variants variants;
   uint64_t seed = 0;
 };
@@ -69,6 +79,8 @@ std::vector<std::string> micro_workload_mitigations(const std::string& workload)
 // Per-workload default knobs that differ from MicroConfig's (e.g. unsync_cache
 // sets cache=unsynchronised, te_fuser_crash uses 8 threads).
 MicroConfig micro_defaults(const std::string& workload);
+// The roles `workload` accepts (knob roles): "mixed", and its twin's, if any.
+std::vector<std::string> micro_workload_roles(const std::string& workload);
 bool micro_needs_free_running(const std::string& workload);
 
 // Runs one trial. Throws std::invalid_argument for an unknown workload or

@@ -71,8 +71,10 @@ std::string render_markdown(const json& report) {
   const auto& c = report["campaign"];
   const auto& e = report["expectations"];
   std::string md = "# racelab mitigation comparison\n\n";
-  md += fmt::format("racelab {} · LibTorch {} · {} · mode `{}` · budget scale {} · {} trials in {:.1f} s · {}\n\n",
+  const std::string torch = report.value("torch", std::string());
+  md += fmt::format("racelab {} · LibTorch {}{} · {} · mode `{}` · budget scale {} · {} trials in {:.1f} s · {}\n\n",
                     report["racelab_version"].get<std::string>(), report.value("libtorch", std::string("unknown")),
+                    torch.empty() ? "" : " · torch " + torch + " (its expectations and model knobs)",
                     report["generated"].get<std::string>(),
                     c["mode"].get<std::string>(), c["budget_scale"].get<double>(), c["trials"].get<int64_t>(),
                     c["wall_s"].get<double>(),

@@ -70,6 +70,7 @@ struct Campaign {
   double scale = 1.0;
   std::string mode = "compare";
   std::string libtorch;  // the LibTorch version every shard ran on ("" in old results)
+  std::string torch;     // the Python torch every shard ran against ("" for none)
   std::vector<Scenario> scenarios;
   json mitigations = json::array();  // the header's [{"name", "group"}], display order
   json shards = json::array();
@@ -85,6 +86,13 @@ Campaign read_campaign(const ResultsData& data) {
       c.scale = h.value("budget_scale", 1.0);
       c.mode = h.value("mode", "compare");
       c.libtorch = h.value("libtorch", "");
+      c.torch = h.value("torch", "");
+    } else if (h.value("torch", "") != c.torch) {
+      // Expectations and the model's knobs depend on the torch version too.
+      throw std::runtime_error(fmt::format("cannot merge: shard {} ran against torch {}, but shard {} against {}",
+                                           h.value("shard", json()).dump(), h.value("torch", "?"),
+                                           data.headers[0].value("shard", json()).dump(),
+                                           c.torch.empty() ? "none" : c.torch));
     } else if (h.value("libtorch", "") != c.libtorch) {
       // Expectations depend on the LibTorch version; one report cannot judge two.
       throw std::runtime_error(fmt::format("cannot merge: shard {} ran on LibTorch {}, but shard {} on {}",
@@ -106,7 +114,7 @@ Campaign read_campaign(const ResultsData& data) {
       if (!names.insert(clean.value("name", "")).second) continue;
       auto problems = validate_scenario(clean, file);
       if (!problems.empty()) throw std::runtime_error("results header: " + problems.front().to_string());
-      c.scenarios.push_back(parse_scenario(clean, file, c.libtorch));
+      c.scenarios.push_back(parse_scenario(clean, file, c.libtorch, c.torch));
     }
   }
   PlanOptions popts;
@@ -460,6 +468,7 @@ nlohmann::json build_report(const ResultsData& data) {
                  {"version", kReportVersion},
                  {"racelab_version", RACELAB_VERSION},
                  {"libtorch", c.libtorch.empty() ? std::string("unknown") : c.libtorch},  // results older than the field
+                 {"torch", c.torch},  // "" when the campaign ran against no Python torch
                  {"generated", now_utc()},
                  {"campaign", campaign_json(data, c, stats)}};
 
@@ -487,6 +496,7 @@ nlohmann::json build_report(const ResultsData& data) {
                   {"file", s.file},
                   {"workload", s.workload},
                   {"knobs", s.knobs},
+                  {"torch_entries", s.torch},  // "2.14": the knobs_by_torch / expectations_by_torch applied
                   {"threads", s.threads},
                   {"strategies", strategies},
                   {"cost_spec", {{"metric", s.cost.metric}, {"ideal", s.cost.ideal}, {"strategy", s.cost.strategy}}},

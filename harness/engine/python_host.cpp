@@ -1,11 +1,9 @@
 #include "engine/python_host.h"
 
-#include "engine/exec_host.h"
-#include "engine/schedule_fit.h"
-#include "engine/self_exe.h"
-
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -112,6 +110,39 @@ std::vector<std::string> python_worker_argv(const std::string& cmd) {
     if (!rel.empty()) argv.push_back(rel);
   }
   return argv;
+}
+
+std::string probe_torch_version(const std::string& cmd, std::string* why) {
+  // A marker before the version: a root's or a venv's wrapper may print lines of its own.
+  const std::string line = "exec " + cmd +
+                           " -c 'import torch, sys; sys.stdout.write(\"racelab-torch-version \" + "
+                           "torch.__version__ + \"\\n\")' 2>&1 </dev/null";
+  std::FILE* p = ::popen(line.c_str(), "r");
+  if (p == nullptr) {
+    *why = fmt::format("cannot run '{}': popen failed", cmd);
+    return "";
+  }
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int status = ::pclose(p);
+  const std::string marker = "racelab-torch-version ";
+  const auto at = out.rfind(marker);
+  if (status == 0 && at != std::string::npos) {
+    std::string v = out.substr(at + marker.size());
+    v = v.substr(0, v.find('\n'));
+    if (!v.empty()) return v;
+  }
+  // The Python's last line says why (ModuleNotFoundError: No module named 'torch').
+  std::string last;
+  size_t end = out.find_last_not_of("\n");
+  if (end != std::string::npos) {
+    const size_t start = out.rfind('\n', end);
+    last = out.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  }
+  *why = fmt::format("the Python '{}' cannot import torch ({})", cmd,
+                     last.empty() ? fmt::format("exit status {}", WIFEXITED(status) ? WEXITSTATUS(status) : -1) : last);
+  return "";
 }
 
 Supervisor& supervisor_for(const Workload& w) {

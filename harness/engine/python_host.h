@@ -41,6 +41,12 @@ std::string python_command();
 // The worker argv for `cmd` (see above).
 std::vector<std::string> python_worker_argv(const std::string& cmd);
 
+// What `cmd`'s Python says its torch is: runs `CMD -c PROGRAM` once (through
+// /bin/sh, as the worker's command) and returns torch.__version__ ("2.14.1",
+// "2.6.0+cpu"). Returns "" and sets *why (the command and the Python's last
+// words: ModuleNotFoundError, "not found") when it cannot import torch.
+std::string probe_torch_version(const std::string& cmd, std::string* why);
+
 // The supervisor that runs `w`'s trials: default_supervisor() for in-process
 // workloads; for Python ones, one per Python command, kept warm. Throws
 // std::invalid_argument naming the workload when it needs --python and none is

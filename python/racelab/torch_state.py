@@ -4,7 +4,12 @@
   process in torch 2.4 to 2.x (thread-local in later versions);
 - torch.nn.Module's __call__ and __getattr__, which an FX trace patches for the
   whole process while it runs;
-- torch.fx._symbolic_trace.CURRENT_PATCHER, the patcher of the trace running.
+- torch.fx._symbolic_trace.CURRENT_PATCHER, the patcher of the trace running;
+- torch._dynamo.config.verbose, the key the config-patch workload patches
+  (python/racelab/dynamo_state.py), and the compiler stance
+  (torch.compiler.set_stance), both process-wide in torch 2.6;
+- (traceback_problems(), for torch_traceback_meta only) torch.fx.traceback's
+  should_preserve_node_meta and current_meta, module globals.
 
 The worker checks the state before every trial as well as after it: a process
 whose state is not fresh is replaced, never trusted.
@@ -14,6 +19,13 @@ import torch.fx._symbolic_trace as _st
 
 _MODULE_ATTRS = ("__call__", "__getattr__", "_call_impl")
 _original = {a: torch.nn.Module.__dict__.get(a) for a in _MODULE_ATTRS}
+_CONFIG_KEY = "verbose"  # dynamo_state.CONFIG_KEY
+_config_default = getattr(torch._dynamo.config, _CONFIG_KEY)
+
+
+def _stance():
+    from torch._dynamo import eval_frame
+    return getattr(getattr(eval_frame, "_stance", None), "stance", "default")
 
 
 def problems():
@@ -26,6 +38,26 @@ def problems():
             out.append(f"torch.nn.Module.{a} is left patched")
     if getattr(_st, "CURRENT_PATCHER", None) is not None:
         out.append("an FX patcher is left installed (torch.fx._symbolic_trace.CURRENT_PATCHER)")
+    if getattr(torch._dynamo.config, _CONFIG_KEY) != _config_default:
+        out.append(f"torch._dynamo.config.{_CONFIG_KEY} is left patched "
+                   f"({getattr(torch._dynamo.config, _CONFIG_KEY)!r}, was {_config_default!r})")
+    if _stance() != "default":
+        out.append(f"the compiler stance is left at {_stance()!r} (torch.compiler.set_stance)")
+    return out
+
+
+def traceback_problems():
+    """torch.fx.traceback's module globals, when left set. Asked only by the
+    workload that races on them (torch_traceback_meta): torch's own compile
+    paths may use them outside any lock, and the other workloads' verdicts
+    were measured without this check. Its trial reports them as stuck_state,
+    which makes the worker replace its process."""
+    import torch.fx.traceback as fxt
+    out = []
+    if getattr(fxt, "should_preserve_node_meta", False):
+        out.append("torch.fx.traceback.should_preserve_node_meta is left set")
+    if getattr(fxt, "current_meta", None):
+        out.append("torch.fx.traceback.current_meta is left set")
     return out
 
 
@@ -43,6 +75,13 @@ def restore():
                 setattr(torch.nn.Module, a, _original[a])
     if getattr(_st, "CURRENT_PATCHER", None) is not None:
         _st.CURRENT_PATCHER = None
+    if getattr(torch._dynamo.config, _CONFIG_KEY) != _config_default:
+        setattr(torch._dynamo.config, _CONFIG_KEY, _config_default)
+    if _stance() != "default":
+        torch.compiler.set_stance("default")
+    import torch.fx.traceback as fxt
+    fxt.should_preserve_node_meta = False
+    fxt.current_meta = {}
 
 
 def reset():

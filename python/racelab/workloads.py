@@ -385,5 +385,8 @@ class PointOverheadTrial:
 
 def make_trial(name, knobs, mitigation, threads, seed, monitor):
     kind = WORKLOADS[name].get("kind", "builtin")
+    if kind == "dynamo_state":
+        from . import dynamo_state
+        return dynamo_state.Trial(name, knobs, mitigation, threads, seed, monitor)
     cls = {"script": ScriptTrial, "bench": PointOverheadTrial}.get(kind, Trial)
     return cls(knobs, mitigation, threads, seed, monitor)

@@ -92,6 +92,7 @@ json campaign_header(const std::vector<Scenario>& scenarios, const CampaignOptio
                  {"version", kResultsVersion},
                  {"racelab_version", RACELAB_VERSION},
                  {"libtorch", options.libtorch},
+                 {"torch", options.torch},
                  {"mode", options.mode},
                  {"budget_scale", options.budget_scale},
                  {"shard", {options.shard.index + 1, options.shard.count}},

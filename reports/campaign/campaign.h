@@ -47,6 +47,8 @@ struct CampaignOptions {
   std::string claim_file;
   std::string libtorch;          // "2.6.0": the LibTorch the trials run on, for the
                                  // results header, the report and the expectation set
+  std::string torch;             // "2.14.1": the Python torch the campaign runs against
+                                 // ("" when none): knobs_by_torch, expectations_by_torch
 };
 
 struct CampaignOutcome {

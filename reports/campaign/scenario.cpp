@@ -79,7 +79,8 @@ std::string libtorch_key(const std::string& libtorch_version) {
   return libtorch_version.substr(0, second);
 }
 
-Scenario parse_scenario(const json& doc, const std::string& file, const std::string& libtorch) {
+Scenario parse_scenario(const json& doc, const std::string& file, const std::string& libtorch,
+                        const std::string& torch) {
   Scenario s;
   s.file = file;
   s.source = doc;
@@ -106,9 +107,24 @@ Scenario parse_scenario(const json& doc, const std::string& file, const std::str
     if (it != all.end()) by_version = &*it;
   }
   if (by_version) s.libtorch = libtorch_key(libtorch);
+  // The torch's own entries: its knobs over the scenario's, its expectations last.
+  const json* by_torch = nullptr;
+  if (!torch.empty()) {
+    const std::string key = libtorch_key(torch);
+    if (doc.contains("knobs_by_torch") && doc["knobs_by_torch"].contains(key)) {
+      s.knobs.update(doc["knobs_by_torch"][key]);
+      s.torch = key;
+    }
+    if (doc.contains("expectations_by_torch") && doc["expectations_by_torch"].contains(key)) {
+      by_torch = &doc["expectations_by_torch"][key];
+      s.torch = key;
+    }
+  }
   for (const auto& m : s.mitigations) {
-    const bool replaced = by_version && by_version->contains(m);
-    s.expectations.push_back(parse_expectation(m, replaced ? by_version->at(m) : doc.at("expectations").at(m)));
+    const json* e = &doc.at("expectations").at(m);
+    if (by_version && by_version->contains(m)) e = &by_version->at(m);
+    if (by_torch && by_torch->contains(m)) e = &by_torch->at(m);
+    s.expectations.push_back(parse_expectation(m, *e));
   }
   if (doc.contains("cost")) {
     const auto& k = doc["cost"];
@@ -124,7 +140,8 @@ Scenario parse_scenario(const json& doc, const std::string& file, const std::str
 }
 
 std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, const WorkloadLookup& lookup,
-                                     std::vector<Problem>* problems, const std::string& libtorch) {
+                                     std::vector<Problem>* problems, const std::string& libtorch,
+                                     const std::string& torch) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   for (const auto& p : paths) {
@@ -168,7 +185,7 @@ std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, cons
       problems->insert(problems->end(), found.begin(), found.end());
       continue;
     }
-    auto s = parse_scenario(doc, f, libtorch);
+    auto s = parse_scenario(doc, f, libtorch, torch);
     if (!names.insert(s.name).second) {
       problems->push_back({f, "$.name", "\"" + s.name + "\" (already used by another file)", "a unique name"});
       continue;

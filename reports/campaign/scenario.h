@@ -9,11 +9,17 @@
 //    "mitigations": ["none", "global_lock", ...],
 //    "expectations": {"none": {"reproduces_within": 50, "outcome": "error"},
 //                     "global_lock": {"holds_over": 500}, ...},
-//    "expectations_by_libtorch": {"2.6": {"none": {"holds_over": 100}}}}
+//    "expectations_by_libtorch": {"2.6": {"none": {"holds_over": 100}}},
+//    "expectations_by_torch": {"2.14": {"none": {"holds_over": 20}}},
+//    "knobs_by_torch": {"2.14": {"flag_scope": "thread_local"}}}
 //
 // Whether a race of LibTorch's own process-global state happens is a property of the
 // LibTorch version, so a scenario may replace some mitigations' expectations for one
-// "major.minor"; racelab picks the set for the LibTorch it was built against.
+// "major.minor"; racelab picks the set for the LibTorch it was built against. The same
+// holds for the Python torch a real-torch scenario runs on (expectations_by_torch),
+// and a model scenario follows that torch's design with its knobs (knobs_by_torch:
+// e.g. 2.14's thread-local FX flag); racelab picks both by the torch of the campaign
+// (the --python's, or --torch).
 //
 // validate_scenario() reports every problem at once, each with its JSON path; a
 // Scenario is only built from a document that validated clean.
@@ -90,6 +96,7 @@ struct Scenario {
   std::vector<std::string> mitigations;
   std::vector<Expectation> expectations;  // one per mitigation, same order
   std::string libtorch;                   // "2.6" when expectations_by_libtorch["2.6"] was applied
+  std::string torch;                      // "2.14" when expectations_by_torch or knobs_by_torch["2.14"] was applied
   CostSpec cost;
   bool supervised = true;
   double trial_timeout_s = 30;
@@ -131,19 +138,25 @@ using WorkloadLookup = std::function<const WorkloadInfo*(const std::string& name
 std::vector<Problem> validate_scenario(const nlohmann::json& doc, const std::string& file,
                                        const WorkloadLookup& lookup = nullptr);
 
-// "2.6" from "2.6.0" or "2.6.0+cu130": the key of expectations_by_libtorch.
+// "2.6" from "2.6.0" or "2.6.0+cu130": the key of expectations_by_libtorch (and of
+// expectations_by_torch and knobs_by_torch, from a torch version).
 std::string libtorch_key(const std::string& libtorch_version);
 
 // Builds a Scenario from a document validate_scenario() accepted. `libtorch` is the
 // LibTorch version the trials run (or ran) on; its expectations_by_libtorch entry, if
-// any, replaces the named mitigations' expectations. Empty: the default set.
-Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& libtorch = "");
+// any, replaces the named mitigations' expectations. `torch` is the Python torch's
+// version the campaign runs against ("" when none); its knobs_by_torch entry is laid
+// over the knobs, and its expectations_by_torch entry replaces expectations (after
+// the LibTorch one). Empty: the default set.
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& libtorch = "",
+                        const std::string& torch = "");
 
 // Reads FILE or every *.json in a directory (sorted), validating each. Files
 // that fail JSON parsing or validation, or say a key of one object twice
 // (both places named), add to `problems` and are skipped.
 std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, const WorkloadLookup& lookup,
-                                     std::vector<Problem>* problems, const std::string& libtorch = "");
+                                     std::vector<Problem>* problems, const std::string& libtorch = "",
+                                     const std::string& torch = "");
 
 }  // namespace racelab::reports
 

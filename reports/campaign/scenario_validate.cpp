@@ -123,7 +123,8 @@ class Checker {
 const std::set<std::string> kTopKeys = {"format",     "version",     "name",         "race",       "description",
                                         "workload",   "knobs",       "threads",      "seeds",      "strategies",
                                         "mitigations", "expectations", "cost",        "supervised", "trial_timeout_s",
-                                        "expectations_by_libtorch", "exec", "pyrun", "model"};
+                                        "expectations_by_libtorch", "expectations_by_torch", "knobs_by_torch",
+                                        "exec", "pyrun", "model"};
 const std::set<std::string> kStrategyKeys = {"strategy", "trials", "seconds", "threads"};
 const std::set<std::string> kExpectationKeys = {"reproduces_within", "holds_over", "outcome", "allowed", "max_rate",
                                                 "holds",             "strategies", "threads", "why"};
@@ -259,6 +260,40 @@ void check_identity(Checker& c, const json& doc) {
   if (doc.contains("race")) c.string(doc["race"], "$.race");
 }
 
+// A torch or LibTorch version key: "2.6", "2.14".
+const std::regex& major_minor() {
+  static const std::regex re(R"(\d+\.\d+)");
+  return re;
+}
+
+// A knobs object at `path`: every name a knob of the workload, the values the
+// engine's own check accepts. `shown` (knobs_by_torch: the version's own
+// entries) limits the names checked; the values are checked merged.
+void check_knobs(Checker& c, const json& k, const std::string& path, const json& doc, const WorkloadInfo* info,
+                 const json* shown = nullptr) {
+  if (!k.is_object()) return c.add(path, type_name(k), "an object of workload knobs");
+  if (!info || !info->default_knobs.is_object()) return;
+  const size_t before = c.problems.size();
+  const json& names_of = shown ? *shown : k;
+  for (auto it = names_of.begin(); it != names_of.end(); ++it)
+    if (!info->default_knobs.contains(it.key())) {
+      std::vector<std::string> names;
+      for (auto d = info->default_knobs.begin(); d != info->default_knobs.end(); ++d) names.push_back(d.key());
+      c.add(path + "." + it.key(), "unknown knob \"" + it.key() + "\"",
+            fmt::format("a knob of workload {}: {}", doc["workload"].get<std::string>(), fmt::join(names, ", ")));
+    }
+  // Values: the engine's own check, so what validates also runs.
+  if (c.problems.size() == before && info->check_knobs) {
+    try {
+      info->check_knobs(k);
+    } catch (const KnobError& e) {
+      c.add(e.knob().empty() ? path : path + "." + e.knob(), e.found(), e.expected());
+    } catch (const std::invalid_argument& e) {
+      c.add(path, show(k), std::string("knobs the workload accepts (") + e.what() + ")");
+    }
+  }
+}
+
 // The workload (as the registry knows it, when a lookup is given) and its knobs.
 const WorkloadInfo* check_workload(Checker& c, const json& doc, const WorkloadLookup& lookup) {
   const WorkloadInfo* info = nullptr;
@@ -266,27 +301,24 @@ const WorkloadInfo* check_workload(Checker& c, const json& doc, const WorkloadLo
     info = lookup(engine_workload(w->get<std::string>()));
     if (!info) c.add("$.workload", show(*w), "a registered workload (racelab list shows them)");
   }
-  if (doc.contains("knobs")) {
-    const auto& k = doc["knobs"];
-    if (!k.is_object())
-      c.add("$.knobs", type_name(k), "an object of workload knobs");
-    else if (info && info->default_knobs.is_object()) {
-      const size_t before = c.problems.size();
-      for (auto it = k.begin(); it != k.end(); ++it)
-        if (!info->default_knobs.contains(it.key())) {
-          std::vector<std::string> names;
-          for (auto d = info->default_knobs.begin(); d != info->default_knobs.end(); ++d) names.push_back(d.key());
-          c.add("$.knobs." + it.key(), "unknown knob \"" + it.key() + "\"",
-                fmt::format("a knob of workload {}: {}", doc["workload"].get<std::string>(), fmt::join(names, ", ")));
-        }
-      // Values: the engine's own check, so what validates also runs.
-      if (c.problems.size() == before && info->check_knobs) {
-        try {
-          info->check_knobs(k);
-        } catch (const KnobError& e) {
-          c.add(e.knob().empty() ? "$.knobs" : "$.knobs." + e.knob(), e.found(), e.expected());
-        } catch (const std::invalid_argument& e) {
-          c.add("$.knobs", show(k), std::string("knobs the workload accepts (") + e.what() + ")");
+  if (doc.contains("knobs")) check_knobs(c, doc["knobs"], "$.knobs", doc, info);
+  // Per torch version: knobs laid over $.knobs (the model's variants for that
+  // torch), each set checked as a whole, as the engine will run it.
+  if (doc.contains("knobs_by_torch")) {
+    const auto& by = doc["knobs_by_torch"];
+    if (!by.is_object()) {
+      c.add("$.knobs_by_torch", type_name(by), "an object: \"major.minor\" -> knobs");
+    } else {
+      for (auto it = by.begin(); it != by.end(); ++it) {
+        const auto p = "$.knobs_by_torch." + it.key();
+        if (!std::regex_match(it.key(), major_minor()))
+          c.add(p, "the key \"" + it.key() + "\"", "a torch version as major.minor, e.g. \"2.14\"");
+        else if (!it->is_object() || it->empty())
+          c.add(p, type_name(*it), "a non-empty object of workload knobs");
+        else {
+          json merged = doc.contains("knobs") && doc["knobs"].is_object() ? doc["knobs"] : json::object();
+          merged.update(*it);
+          check_knobs(c, merged, p, doc, info, &*it);
         }
       }
     }
@@ -402,6 +434,23 @@ void check_expectation_map(Checker& c, const json& e, const std::string& path, c
 
 // One expectation per listed mitigation; then, optionally, per LibTorch "major.minor",
 // replacements for some of them.
+// expectations_by_libtorch / expectations_by_torch: "major.minor" -> expectations.
+void check_by_version(Checker& c, const json& doc, const std::string& key, const std::string& what,
+                      const std::string& example, const std::vector<std::string>& mitigations) {
+  if (!doc.contains(key)) return;
+  const auto& by = doc[key];
+  if (!by.is_object()) return c.add("$." + key, type_name(by), "an object: \"major.minor\" -> expectations");
+  for (auto it = by.begin(); it != by.end(); ++it) {
+    const auto p = "$." + key + "." + it.key();
+    if (!std::regex_match(it.key(), major_minor()))
+      c.add(p, "the key \"" + it.key() + "\"", "a " + what + " version as major.minor, e.g. \"" + example + "\"");
+    else if (!it->is_object() || it->empty())
+      c.add(p, type_name(*it), "a non-empty object: mitigation -> expectation");
+    else
+      check_expectation_map(c, *it, p, doc, mitigations);
+  }
+}
+
 void check_expectations(Checker& c, const json& doc, const std::vector<std::string>& mitigations) {
   if (auto* e = c.require(doc, "$", "expectations")) {
     if (!e->is_object()) {
@@ -412,19 +461,8 @@ void check_expectations(Checker& c, const json& doc, const std::vector<std::stri
       check_expectation_map(c, *e, "$.expectations", doc, mitigations);
     }
   }
-  if (!doc.contains("expectations_by_libtorch")) return;
-  const auto& by = doc["expectations_by_libtorch"];
-  if (!by.is_object()) return c.add("$.expectations_by_libtorch", type_name(by), "an object: \"major.minor\" -> expectations");
-  static const std::regex kMajorMinor(R"(\d+\.\d+)");
-  for (auto it = by.begin(); it != by.end(); ++it) {
-    const auto p = "$.expectations_by_libtorch." + it.key();
-    if (!std::regex_match(it.key(), kMajorMinor))
-      c.add(p, "the key \"" + it.key() + "\"", "a LibTorch version as major.minor, e.g. \"2.6\"");
-    else if (!it->is_object() || it->empty())
-      c.add(p, type_name(*it), "a non-empty object: mitigation -> expectation");
-    else
-      check_expectation_map(c, *it, p, doc, mitigations);
-  }
+  check_by_version(c, doc, "expectations_by_libtorch", "LibTorch", "2.6", mitigations);
+  check_by_version(c, doc, "expectations_by_torch", "torch", "2.14", mitigations);
 }
 
 // The optional cost spec.

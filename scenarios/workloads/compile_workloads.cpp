@@ -4,12 +4,15 @@
 // jit_setting_restore and te_fuser_crash (free running only: it crashes).
 //
 // Knobs (every one listed in default_knobs): iterations, seq, dim, heads,
-// grad, freeze, recompile_limit, setting, shared, and the compile-layer
+// grad, freeze, recompile_limit, setting, shared, roles, and the compile-layer
 // variants flag_scope, flag_type, check, eager_sets_flag, cache, patch_scope.
 // The engine's TrialInput.threads is the number of workers.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "racelab/workload.h"
@@ -33,7 +36,8 @@ json knobs_of(const MicroConfig& c) {
             {"freeze", c.freeze},
             {"recompile_limit", c.recompile_limit},
             {"setting", c.setting},
-            {"shared", c.shared}};
+            {"shared", c.shared},
+            {"roles", c.roles}};
   for (const auto& f : trainer::compile::Variants::fields()) k[f] = c.variants.get(f);
   return k;
 }
@@ -64,6 +68,7 @@ MicroConfig config_of(const std::string& workload, const racelab::TrialInput& in
   c.recompile_limit = knob(k, "recompile_limit", c.recompile_limit, workload);
   c.setting = knob(k, "setting", c.setting, workload);
   c.shared = knob(k, "shared", c.shared, workload);
+  c.roles = knob(k, "roles", c.roles, workload);
   for (const auto& f : trainer::compile::Variants::fields())
     if (k.contains(f)) c.variants.set(f, knob(k, f.c_str(), std::string(), workload));
   return c;
@@ -71,7 +76,7 @@ MicroConfig config_of(const std::string& workload, const racelab::TrialInput& in
 
 // The knob values a micro workload can run with (racelab::Workload::check_knobs):
 // a bad one is a configuration error before any trial, never the trial's `error`.
-void check_knobs(const json& k) {
+void check_knobs(const std::string& workload, const json& k) {
   racelab::int_knob(k, "threads", 1, 64);
   racelab::int_knob(k, "iterations", 1, 100000);
   racelab::int_knob(k, "seq", 1, 1024);
@@ -83,6 +88,10 @@ void check_knobs(const json& k) {
   } catch (const std::invalid_argument&) {
     throw racelab::KnobError("setting", k.at("setting").dump(), "profiling_mode | texpr_fuser | executor_optimize");
   }
+  const auto roles = trainer::compile::micro_workload_roles(workload);
+  if (!k.at("roles").is_string() ||
+      std::find(roles.begin(), roles.end(), k.at("roles").get<std::string>()) == roles.end())
+    throw racelab::KnobError("roles", k.at("roles").dump(), fmt::format("{}", fmt::join(roles, " | ")));
   for (const auto& f : trainer::compile::Variants::fields()) {
     trainer::compile::Variants v;
     try {
@@ -103,7 +112,7 @@ bool register_all() {
     w.mitigations = trainer::compile::micro_workload_mitigations(name);
     w.needs_free_running = trainer::compile::micro_needs_free_running(name);
     w.reset = [] { trainer::compile::reset_for_trial(); };
-    w.check_knobs = &check_knobs;
+    w.check_knobs = [name](const json& k) { check_knobs(name, k); };
     w.run = [name](const racelab::TrialInput& in) {
       return racelab_workloads::observe_micro(trainer::compile::run_micro(config_of(name, in)));
     };

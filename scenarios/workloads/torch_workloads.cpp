@@ -25,6 +25,7 @@ struct TorchWorkloads {
       wl.description = w.at("description").get<std::string>();
       wl.default_knobs = w.at("knobs");
       wl.mitigations = mitigations;
+      if (w.contains("mitigations")) wl.mitigations = w["mitigations"].get<std::vector<std::string>>();
       wl.host = racelab::kPythonHost;
       wl.check_knobs = [](const nlohmann::json& k) {
         if (k.contains("steps")) racelab::int_knob(k, "steps", 1, 1000);

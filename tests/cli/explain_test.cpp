@@ -85,6 +85,11 @@ TEST(Explain, EveryKnownMessageIsRecognisedInSurroundingText) {
        "RuntimeError: CUDA error: operation not permitted when stream is capturing\nCUDA kernel errors ..."},
       {"cuda_capture_invalidated",
        "RuntimeError: CUDA error: operation failed due to a previous error during capture"},
+      {"config_patch_prior", "    assert not prior\nAssertionError"},
+      {"recompile_limit", "W1205 torch._dynamo hit config.recompile_limit (8)\n   function: 'fn' (x.py:3)"},
+      {"recompile_limit", "torch._dynamo hit config.cache_size_limit (8)"},
+      {"compiler_stance", "RuntimeError: Detected recompile when torch.compile stance is 'fail_on_recompile'"},
+      {"current_patcher", "AssertionError: CURRENT_PATCHER was changed during a revert_all_patches"},
   };
   for (const auto& [id, text] : pasted) {
     const Result r = racelab_args({"explain", text});
@@ -95,6 +100,25 @@ TEST(Explain, EveryKnownMessageIsRecognisedInSurroundingText) {
   const Result words = racelab_args({"explain", "operation", "not", "permitted", "when", "stream", "is", "capturing"});
   EXPECT_EQ(words.code, 0) << words.output;
   EXPECT_NE(words.output.find("cuda_graph_capture"), std::string::npos) << words.output;
+}
+
+// With a torch version, each scenario says whether its race is there, by that
+// version's expectations: the shared config patch is torch 2.6's race, gone on 2.14.
+TEST(Explain, WithATorchVersionItSaysWhetherTheRaceIsPresentThere) {
+  const Result on26 = racelab_args({"explain", "--torch", "2.6", "assert not prior"});
+  ASSERT_EQ(on26.code, 0) << on26.output;
+  EXPECT_NE(on26.output.find("on torch 2.6: present (the scenario's default expectations)"), std::string::npos)
+      << on26.output;
+  const Result on214 = racelab_args({"explain", "--torch", "2.14.1", "assert not prior"});
+  ASSERT_EQ(on214.code, 0) << on214.output;
+  EXPECT_NE(on214.output.find("on torch 2.14: absent, no mitigation needed (its expectations for torch 2.14)"),
+            std::string::npos)
+      << on214.output;
+  // A Python that cannot import torch is bad input, named.
+  const Result none = racelab_args({"explain", "--python", "no-such-python-racelab", "assert not prior"});
+  EXPECT_EQ(none.code, 3) << none.output;
+  EXPECT_NE(none.output.find("the Python 'no-such-python-racelab' cannot import torch"), std::string::npos)
+      << none.output;
 }
 
 TEST(Explain, AnUnknownMessageIsNotKnownAndExits1) {
