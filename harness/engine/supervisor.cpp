@@ -26,6 +26,7 @@
 #include "engine/run_trial.h"
 #include "engine/tsan_report.h"
 #include "engine/worker_channel.h"
+#include "engine/zygote.h"
 
 extern char** environ;
 
@@ -138,6 +139,8 @@ bool is_stopped(pid_t pid) {
 }  // namespace
 
 Supervisor::Supervisor(SupervisorOptions options) : options_(std::move(options)) {
+  // The zygote forks this binary's worker, not another command's.
+  if (!options_.worker_argv.empty()) options_.fork_from_zygote = false;
   if (options_.worker_argv.empty()) {
     options_.worker_argv = {"/proc/self/exe", "__worker"};
     if (options_.worker_name.empty()) options_.worker_name = "racelab: worker";
@@ -219,7 +222,15 @@ void Supervisor::start() {
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, file, &fa, &attr, argv.data(), envp.data());
+  int rc = 0;
+  std::string no_fork;
+  if (options_.fork_from_zygote) {
+    pid = Zygote::shared().fork_worker({op[1], sp[0], rp[1], trace_fd_}, options_.worker_name, &no_fork);
+    started_by_ = pid > 0 ? "zygote fork" : "spawn (" + no_fork + ")";
+  } else {
+    started_by_ = "spawn";
+  }
+  if (pid <= 0) rc = ::posix_spawn(&pid, file, &fa, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   ::close(sp[0]);
