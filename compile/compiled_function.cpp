@@ -165,7 +165,12 @@ std::shared_ptr<CompiledFunction::Entry> CompiledFunction::compile(const std::ve
   {
     PhaseScope phase(Phase::kBuild);
     optimise(entry->graph);
-    entry->executor = std::make_unique<torch::jit::GraphExecutor>(entry->graph, name_);
+    // LibTorch's simple executor: it builds the entry's execution plan on the
+    // first run and runs it. The profiling executor would instrument that run
+    // and re-optimise the graph on the second (specialised types,
+    // differentiable subgraphs, fusion): LibTorch's JIT tuning, which no race
+    // here involves, and 45% of a micro trial's CPU time (docs/RESULTS.md).
+    entry->executor = std::make_unique<torch::jit::GraphExecutor>(entry->graph, name_, torch::jit::SIMPLE);
   }
   compiles_++;
   compile_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
