@@ -19,6 +19,7 @@
 
 #include "engine/run_trial.h"
 #include "engine/worker_channel.h"
+#include "engine/zygote.h"
 #include "racelab/exit_code.h"
 
 namespace racelab {
@@ -86,6 +87,9 @@ int worker_main() {
     std::fprintf(stderr, "racelab __worker: internal command, started only by the supervisor\n");
     return kExitUsage;
   }
+  // A zygote for the workers this worker's trials may start (engine/zygote.h),
+  // forked now, before any trial ran autograd.
+  Zygote::shared().prefork();
   ::setvbuf(stdout, nullptr, _IOLBF, 0);
   FILE* in = ::fdopen(kSpecFd, "r");
   char* buf = nullptr;

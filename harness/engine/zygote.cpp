@@ -30,6 +30,7 @@ namespace racelab {
 namespace {
 
 constexpr int kZygoteSocketFd = 3;  // the zygote's end of its socket
+bool g_forked_worker = false;       // this process is a worker the zygote forked
 constexpr int kFdsPerWorker = 4;    // WorkerFds, in order
 
 // One request: who asks (the worker waits to be its child) and the worker's
@@ -102,6 +103,7 @@ int receive_request(int sock, Request* req, int (&fds)[kFdsPerWorker]) {
   // caller yet, and worker_main's parent-death check would end us.
   for (int i = 0; i < 5000 && ::getppid() != req.caller; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  g_forked_worker = true;  // it needs no zygote of its own
   std::exit(worker_main());
 }
 
@@ -148,15 +150,51 @@ Zygote& Zygote::shared() {
   return *z;
 }
 
+void Zygote::forget_if_inherited() {
+  // A zygote is its starter's: a process forked since holds a copy of the
+  // socket, but the zygote's workers are reparented to the starter, not to
+  // it. Leave the zygote to its starter and start another when needed.
+  if (socket_ >= 0 && owner_ != ::getpid()) {
+    ::close(socket_);
+    socket_ = -1;
+    pid_ = -1;
+  }
+}
+
+void Zygote::prefork() {
+  if (built_with_tsan() || g_forked_worker) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  forget_if_inherited();
+  if (socket_ >= 0) return;
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // The zygote: none of the worker's handlers (its last words go to the
+    // worker's trace) and none of its descriptors (a pipe it held open would
+    // hide the worker's death from the supervisor).
+    for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
+    const int devnull = ::open("/dev/null", O_RDWR);
+    if (::dup2(sv[1], kZygoteSocketFd) < 0 || devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(devnull, 1) < 0 ||
+        ::dup2(devnull, 2) < 0)
+      ::_exit(kExitInternal);
+    ::close_range(kZygoteSocketFd + 1, ~0U, 0);
+    ::prctl(PR_SET_NAME, "racelab: zygote");
+    ::_exit(zygote_main());  // _exit: the worker's static objects are the worker's to destroy
+  }
+  ::close(sv[1]);
+  if (pid < 0) {
+    ::close(sv[0]);
+    return;
+  }
+  socket_ = sv[0];
+  pid_ = pid;
+  owner_ = ::getpid();
+}
+
 bool Zygote::start(std::string* why) {
   if (built_with_tsan()) {
     *why = "not under ThreadSanitizer";
-    return false;
-  }
-  // A worker forked by the zygote is reparented to the nearest subreaper
-  // above it: this process.
-  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
-    *why = fmt::format("PR_SET_CHILD_SUBREAPER: {}", std::strerror(errno));
     return false;
   }
   int sv[2];
@@ -185,11 +223,19 @@ bool Zygote::start(std::string* why) {
   }
   socket_ = sv[0];
   pid_ = pid;
+  owner_ = ::getpid();
   return true;
 }
 
 pid_t Zygote::fork_worker(const WorkerFds& fds, const std::string& name, std::string* why) {
   std::lock_guard<std::mutex> lock(mu_);
+  // A worker forked by the zygote is reparented to the nearest subreaper
+  // above it: this process.
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    *why = fmt::format("PR_SET_CHILD_SUBREAPER: {}", std::strerror(errno));
+    return -1;
+  }
+  forget_if_inherited();
   if (socket_ < 0 && !start(why)) return -1;
   Request req{};
   req.caller = static_cast<int32_t>(::getpid());

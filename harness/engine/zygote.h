@@ -4,10 +4,11 @@
 // part about 290 shared libraries, a second or more per process, several on a
 // loaded machine. A workload that needs many worker processes at once (the
 // trainer's isolate_process: one per drafter) would pay that per process. The
-// zygote pays it once: a process started as `<exe> __zygote` that loads the
-// binary, runs nothing else -- in particular no autograd: LibTorch refuses
-// autograd in a child forked after its parent ran a backward pass -- and forks
-// a worker on request. A forked worker runs worker_main() as a spawned one
+// zygote pays it never or once: a process forked from the trial worker at the
+// worker's start (prefork), or else started as `<exe> __zygote`, that runs
+// nothing else -- in particular no autograd: LibTorch refuses autograd in a
+// child forked after its parent ran a backward pass -- and forks a worker on
+// request. A forked worker runs worker_main() as a spawned one
 // does, with the same descriptors (engine/worker_channel.h).
 //
 //   pid_t pid = Zygote::shared().fork_worker(fds, "racelab: worker", &why);
@@ -45,6 +46,13 @@ class Zygote {
   // This process's zygote, started on the first fork_worker.
   static Zygote& shared();
 
+  // Forks this process's zygote now, without loading the binary again: a
+  // trial worker does so at its start (worker_main), before any trial, so
+  // before any autograd. Where none was forked so (a process that is not a
+  // worker), fork_worker starts one as `<exe> __zygote`. Not in a worker the
+  // zygote forked itself, nor under ThreadSanitizer.
+  void prefork();
+
   // A worker forked from the zygote: its pid (a child of this process), or -1
   // with *why saying what failed (the zygote could not start, died, ...).
   // Thread-safe. The caller keeps its descriptors and closes them as after a
@@ -54,13 +62,16 @@ class Zygote {
  private:
   Zygote() = default;
   bool start(std::string* why);
+  void forget_if_inherited();
 
   std::mutex mu_;
   int socket_ = -1;
   pid_t pid_ = -1;
+  pid_t owner_ = -1;  // the process that started the zygote
 };
 
-// The zygote's main loop (the `__zygote` command): its socket is fd 3.
+// The zygote's main loop (the `__zygote` command, and a preforked zygote):
+// its socket is fd 3.
 // Returns an exit code: kExitUsage when started by hand, else 0 once the
 // caller is gone.
 int zygote_main();
