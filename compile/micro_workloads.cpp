@@ -494,6 +494,12 @@ MicroResult run_micro(const MicroConfig& config) {
   else if (w == "jit_setting_restore") jit_setting_restore(t);
   else if (w == "te_fuser_crash") te_fuser_crash(t);
   MicroResult r = t.finish();
+  // The TE fuser race corrupts the heap; a trial that saw it fail without
+  // crashing leaves a process whose next trial -- another cell's, an
+  // isolate_process one -- may crash of it. A supervised worker is replaced
+  // after it (engine/worker.h, "fresh_worker_after").
+  if (w == "te_fuser_crash" && (!r.errors.empty() || !r.wrong_result.empty() || !r.stuck_state.empty()))
+    r.metrics["fresh_worker_after"] = 1;
   r.metrics["wall_seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Where the trial's CPU time went (trial_phases.h), and all of it: every

@@ -118,6 +118,10 @@ int worker_main() {
         r.metrics["bad_input"] = true;
       }
     }
+    if (r.metrics.is_object() && r.metrics.contains(kFreshWorkerAfter)) {
+      const auto& v = r.metrics[kFreshWorkerAfter];
+      if ((v.is_boolean() && v.get<bool>()) || (v.is_number() && v.get<double>() != 0)) r.process_tainted = true;
+    }
     std::fflush(stdout);
     std::fprintf(stderr, "@@racelab-trial-end %lld\n", static_cast<long long>(spec.trial));
     std::fflush(stderr);
@@ -125,7 +129,8 @@ int worker_main() {
     const std::string result = r.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (!write_all(kResultFd, result)) return 0;  // the parent is gone
     if (r.process_tainted) {
-      // A trial thread is stuck in the OS; static destructors could hang on it.
+      // A trial thread is stuck in the OS (static destructors could hang on
+      // it), or the trial left the heap corrupted.
       std::fflush(nullptr);
       ::_exit(0);
     }

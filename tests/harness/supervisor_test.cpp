@@ -47,6 +47,18 @@ TEST(Supervisor, SegfaultBecomesCrashWithScheduleAndFreshWorker) {
   EXPECT_EQ(sup.workers_started(), 2);
 }
 
+TEST(Supervisor, ATrialThatLeavesTheProcessUnfitGetsAFreshWorkerAfterIt) {
+  racelab::Supervisor sup;
+  EXPECT_EQ(sup.run(produce("holds", 0), 20).outcome, Outcome::kHolds);
+  EXPECT_EQ(sup.run(produce("wrong_result", 1), 20).outcome, Outcome::kWrongResult);
+  EXPECT_EQ(sup.workers_started(), 1) << "a plain failure keeps the worker";
+  auto r = sup.run(produce("unfit", 2), 20);
+  EXPECT_EQ(r.outcome, Outcome::kWrongResult) << "its own outcome stands";
+  EXPECT_TRUE(r.process_tainted);
+  EXPECT_EQ(sup.run(produce("holds", 3), 20).outcome, Outcome::kHolds);
+  EXPECT_EQ(sup.workers_started(), 2);
+}
+
 TEST(Supervisor, AbortBecomesCrash) {
   racelab::Supervisor sup;
   auto r = sup.run(produce("abort", 0), 20);
