@@ -230,11 +230,17 @@ bool Zygote::start(std::string* why) {
 pid_t Zygote::fork_worker(const WorkerFds& fds, const std::string& name, std::string* why) {
   std::lock_guard<std::mutex> lock(mu_);
   // A worker forked by the zygote is reparented to the nearest subreaper
-  // above it: this process.
+  // above it: this process. (By the reply the zygote's middle process has
+  // exited, so the worker is ours already.)
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
     *why = fmt::format("PR_SET_CHILD_SUBREAPER: {}", std::strerror(errno));
     return -1;
   }
+  // Only while this request is served: an orphan of some other process
+  // below this one is left to init, not made a zombie child of ours.
+  struct NoLongerSubreaper {
+    ~NoLongerSubreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 0); }
+  } after;
   forget_if_inherited();
   if (socket_ < 0 && !start(why)) return -1;
   Request req{};

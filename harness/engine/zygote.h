@@ -15,7 +15,8 @@
 //   if (pid < 0) ... spawn instead, and say why (the fallback)
 //
 // The worker is a child of the caller, not of the zygote: the zygote forks
-// twice and the caller is a child subreaper (PR_SET_CHILD_SUBREAPER), so the
+// twice and the caller is a child subreaper (PR_SET_CHILD_SUBREAPER, while the
+// request is served), so the
 // worker is reparented to it and the caller's waitpid() sees its exit, as for
 // a spawned worker (engine/supervisor.h). It runs in a process group of its
 // own and dies with the caller (worker_main's parent-death check). The zygote
