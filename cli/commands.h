@@ -17,6 +17,7 @@ int reproduce_command(int argc, char** argv);
 int replay_command(int argc, char** argv);
 int minimize_command(int argc, char** argv);
 int worker_command(int argc, char** argv);  // internal: the supervised trial worker
+int zygote_command(int argc, char** argv);  // internal: the fork server for supervised workers
 int exec_command(int argc, char** argv);
 int exec_worker_command(int argc, char** argv);  // internal: the exec host's worker
 int list_command(int argc, char** argv);

@@ -75,6 +75,7 @@ constexpr Command kCommands[] = {
     {"version", "Print the version and build options", &cli::version_command},
     {"__worker", "(internal) the supervised trial worker", &cli::worker_command},
     {"__exec-worker", "(internal) the exec host's trial worker", &cli::exec_worker_command},
+    {"__zygote", "(internal) the fork server for supervised workers", &cli::zygote_command},
 };
 
 bool internal(const Command& c) { return std::strncmp(c.name, "__", 2) == 0; }

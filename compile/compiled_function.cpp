@@ -18,6 +18,7 @@
 
 #include "racelab/point.h"
 #include "compile/point_names.h"
+#include "compile/trial_phases.h"
 
 namespace trainer::compile {
 namespace {
@@ -27,6 +28,7 @@ namespace {
 // process-global module-call patch crosses threads, as upstream's does.
 std::shared_ptr<torch::jit::Graph> trace_graph(const TensorFn& fn, const std::vector<at::Tensor>& inputs,
                                                std::vector<at::Tensor>* outputs) {
+  PhaseScope phase(Phase::kTrace);
   torch::jit::Stack stack(inputs.begin(), inputs.end());
   // An exception thrown inside the traced function (a NestedCaptureError from
   // a nested compiled call) must not leave this thread's tracing state set.
@@ -96,6 +98,7 @@ struct CompiledFunction::Entry {
   std::shared_ptr<torch::jit::Graph> graph;
   std::unique_ptr<torch::jit::GraphExecutor> executor;
   std::vector<std::string> module_calls;
+  std::atomic<int64_t> runs{0};  // for the phase split (trial_phases.h)
 };
 
 CompiledFunction::CompiledFunction(std::string name, TensorFn fn, CaptureRuntime& runtime, int recompile_limit)
@@ -159,8 +162,16 @@ std::shared_ptr<CompiledFunction::Entry> CompiledFunction::compile(const std::ve
   // the cache lock, or (unsynchronised cache) copies the table, whose only
   // writer names no object.
   racelab::point(points::kCompilePasses, racelab::private_object(), racelab::Access::kWrite);
-  optimise(entry->graph);
-  entry->executor = std::make_unique<torch::jit::GraphExecutor>(entry->graph, name_);
+  {
+    PhaseScope phase(Phase::kBuild);
+    optimise(entry->graph);
+    // LibTorch's simple executor: it builds the entry's execution plan on the
+    // first run and runs it. The profiling executor would instrument that run
+    // and re-optimise the graph on the second (specialised types,
+    // differentiable subgraphs, fusion): LibTorch's JIT tuning, which no race
+    // here involves, and 45% of a micro trial's CPU time (docs/RESULTS.md).
+    entry->executor = std::make_unique<torch::jit::GraphExecutor>(entry->graph, name_, torch::jit::SIMPLE);
+  }
   compiles_++;
   compile_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   return entry;
@@ -171,6 +182,7 @@ std::vector<at::Tensor> CompiledFunction::run_entry(Entry& entry, const std::vec
   // then returns through the caller's mitigation to its next point.
   racelab::point(points::kCompiledRun, &entry, racelab::Access::kWrite);
   torch::jit::Stack stack(inputs.begin(), inputs.end());
+  PhaseScope phase(entry.runs++ == 0 ? Phase::kFirstRun : Phase::kRun);
   entry.executor->run(stack);
   return unpack(stack);
 }

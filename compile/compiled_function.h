@@ -9,13 +9,13 @@
 //      function with LibTorch's tracer (torch::jit::tracer::trace, thread-local
 //      tracing state) inside a capture scope (flag set, module-call patch
 //      installed), runs real graph passes (DCE, constant propagation, CSE,
-//      constant pooling) and builds a torch::jit::GraphExecutor;
+//      constant pooling) and builds a torch::jit::GraphExecutor (LibTorch's
+//      simple executor: no profiling runs, no re-optimisation);
 //   4. after `recompile_limit` entries, falls back to the eager path, which --
 //      like flex_attention's -- compiles itself on every call inside a
 //      compilation environment that writes the flag before taking the lock;
 //   5. runs the entry with the GraphExecutor. Autograd works through it: the
-//      executor runs ATen ops with autograd recording (and differentiable
-//      subgraphs when the profiling executor builds them).
+//      executor runs ATen ops with autograd recording.
 #ifndef RACELAB_COMPILE_COMPILED_FUNCTION_H_
 #define RACELAB_COMPILE_COMPILED_FUNCTION_H_
 

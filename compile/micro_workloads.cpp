@@ -1,6 +1,8 @@
 // compile/micro_workloads.cpp -- see micro_workloads.h.
 #include "compile/micro_workloads.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -19,6 +21,7 @@
 #include "compile/point_names.h"
 #include "compile/mitigation/mitigation.h"
 #include "compile/torch_compat.h"
+#include "compile/trial_phases.h"
 
 namespace trainer::compile {
 namespace {
@@ -29,6 +32,12 @@ struct Shape {
   std::vector<at::Tensor> args;  // q, k, v, mask
   at::Tensor reference;          // eager result
 };
+
+double process_cpu_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
 
 std::string join(const std::vector<std::string>& v) {
   std::string s = "[";
@@ -61,15 +70,19 @@ class Trial {
           std::make_unique<CompiledFunction>("masked_attention", masked_attention_fn, rt_, cfg_.recompile_limit));
     }
     mitigation::apply_after_wrappers(m_, rt_);  // the user's fix, applied once torch.compile has run
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(cfg_.seed + 1);
-    at::NoGradGuard no_grad;
-    for (int64_t L = cfg_.seq; L <= cfg_.seq + cfg_.threads + 1; ++L) {
-      Shape s;
-      for (int j = 0; j < 3; ++j) s.args.push_back(at::randn({1, cfg_.heads, L, cfg_.dim}, gen));
-      s.args.push_back(at::ones({L, L}, at::kBool).tril());
-      s.reference = eager_masked_attention(s.args[0], s.args[1], s.args[2], s.args[3]);
-      shapes_[L] = std::move(s);
+    {
+      PhaseScope phase(Phase::kInputs);
+      auto gen = at::make_generator<at::CPUGeneratorImpl>(cfg_.seed + 1);
+      at::NoGradGuard no_grad;
+      for (int64_t L = cfg_.seq; L <= cfg_.seq + cfg_.threads + 1; ++L) {
+        Shape s;
+        for (int j = 0; j < 3; ++j) s.args.push_back(at::randn({1, cfg_.heads, L, cfg_.dim}, gen));
+        s.args.push_back(at::ones({L, L}, at::kBool).tril());
+        s.reference = eager_masked_attention(s.args[0], s.args[1], s.args[2], s.args[3]);
+        shapes_[L] = std::move(s);
+      }
     }
+    PhaseScope phase(Phase::kOracle);
     initial_ = GlobalSnapshot::take(rt_);
   }
 
@@ -81,6 +94,7 @@ class Trial {
   std::vector<at::Tensor> args(int64_t L) const {
     const Shape& s = shapes_.at(L);
     if (!cfg_.grad) return s.args;
+    PhaseScope phase(Phase::kInputs);
     std::vector<at::Tensor> a;
     for (int j = 0; j < 3; ++j) a.push_back(s.args[j].detach().clone().set_requires_grad(true));
     a.push_back(s.args[3]);
@@ -122,6 +136,7 @@ class Trial {
   }
 
   void check_result(int worker, const std::vector<at::Tensor>& out, int64_t L, const char* what) {
+    PhaseScope phase(Phase::kOracle);
     at::NoGradGuard no_grad;
     if (out.empty() || !at::allclose(out[0], shapes_.at(L).reference, 1e-4, 1e-5))
       add_wrong("worker " + std::to_string(worker + 1) + ": " + what + " attention output differs from eager");
@@ -164,6 +179,7 @@ class Trial {
     std::sort(result_.errors.begin(), result_.errors.end());
     std::sort(wrong_.begin(), wrong_.end());
     for (const std::string& w : wrong_) result_.wrong_result += (result_.wrong_result.empty() ? "" : "; ") + w;
+    PhaseScope phase(Phase::kOracle);
     std::string stuck = GlobalSnapshot::take(rt_).diff(initial_);
     for (size_t i = 0; i < private_rts_.size(); ++i) {
       std::string d = private_rts_[i]->snapshot().diff(initial_.capture);
@@ -498,6 +514,7 @@ MicroResult run_micro(const MicroConfig& config) {
   const auto roles = micro_workload_roles(config.workload);
   if (std::find(roles.begin(), roles.end(), config.roles) == roles.end())
     throw std::invalid_argument("workload '" + config.workload + "' has no roles '" + config.roles + "'");
+  const double cpu0 = process_cpu_ms();
   Trial t(config);
   const std::string& w = config.workload;
   if (w == "direct_leak") direct_leak(t);
@@ -510,8 +527,18 @@ MicroResult run_micro(const MicroConfig& config) {
   else if (w == "jit_setting_restore") jit_setting_restore(t);
   else if (w == "te_fuser_crash") te_fuser_crash(t);
   MicroResult r = t.finish();
+  // The TE fuser race corrupts the heap; a trial that saw it fail without
+  // crashing leaves a process whose next trial -- another cell's, an
+  // isolate_process one -- may crash of it. A supervised worker is replaced
+  // after it (engine/worker.h, "fresh_worker_after").
+  if (w == "te_fuser_crash" && (!r.errors.empty() || !r.wrong_result.empty() || !r.stuck_state.empty()))
+    r.metrics["fresh_worker_after"] = 1;
   r.metrics["wall_seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // Where the trial's CPU time went (trial_phases.h), and all of it: every
+  // thread of this process while the trial ran, the scheduler's included.
+  for (const auto& [phase, ms] : phase_cpu_ms()) r.metrics["cpu_ms." + phase] = ms;
+  r.metrics["cpu_ms.trial"] = process_cpu_ms() - cpu0;
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <torch/csrc/jit/tensorexpr/kernel.h>
 
 #include "compile/attention_kernel.h"
+#include "compile/trial_phases.h"
 
 // Exported by libtorch_cpu but declared in a header Debian does not ship
 // (torch/csrc/jit/codegen/fuser/interface.h).
@@ -71,6 +72,7 @@ std::string GlobalSnapshot::diff(const GlobalSnapshot& initial) const {
 }
 
 void reset_for_trial() {
+  reset_phases();
   initial_jit_settings().apply();
   CaptureRuntime::process().reset();
   reset_attention();

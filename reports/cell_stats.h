@@ -26,6 +26,14 @@ struct CellStats {
   int64_t metric_n = 0;
   std::vector<double> metric_values;  // every trial's, for the spread
   double wall_ms = 0;
+  // Where the trials' time went, where the workload says (compile-layer micro
+  // workloads, compile/trial_phases.h): CPU milliseconds by phase ("cpu_ms.X"
+  // metrics) and the time inside the workload's body ("wall_seconds"), summed
+  // over the trials that report them.
+  std::map<std::string, double> cpu_ms;
+  int64_t cpu_n = 0;
+  double body_ms = 0;
+  int64_t body_n = 0;
   // Trials per strategy that ran them (a portfolio's arm, else the cell's strategy).
   std::map<std::string, int64_t> trials_by_strategy;
   int64_t fewest_preemptions = -1;  // among failing trials of controlled strategies

@@ -140,6 +140,16 @@ std::map<CellKey, CellStats> gather_cells(const ResultsData& data, const std::ve
     if (!is_conclusive(r.outcome)) continue;
     ++c.trials;
     c.wall_ms += r.wall_ms;
+    if (r.metrics.is_object()) {
+      bool phases = false;
+      for (const auto& [k, v] : r.metrics.items())
+        if (k.rfind("cpu_ms.", 0) == 0 && v.is_number()) c.cpu_ms[k.substr(7)] += v.get<double>(), phases = true;
+      c.cpu_n += phases ? 1 : 0;
+      if (r.metrics.contains("wall_seconds") && r.metrics["wall_seconds"].is_number()) {
+        c.body_ms += 1000.0 * r.metrics["wall_seconds"].get<double>();
+        ++c.body_n;
+      }
+    }
     const bool via_arm = r.metrics.is_object() && r.metrics.contains("strategy_used") &&
                          r.metrics["strategy_used"].is_string();
     ++c.trials_by_strategy[via_arm ? r.metrics["strategy_used"].get<std::string>() : r.strategy];
@@ -220,6 +230,12 @@ json cells_json(const Scenario& s, const Campaign& c, const std::map<CellKey, Ce
                {"metric_sd", sample_sd(st.metric_values)},
                {"status", st.summary ? (st.summary->value("interrupted", false) ? "interrupted" : "done")
                                      : (st.trials ? "partial" : "not run")}};
+    if (st.cpu_n > 0) {
+      json cpu = json::object();
+      for (const auto& [phase, ms] : st.cpu_ms) cpu[phase] = ms / double(st.cpu_n);
+      cj["cpu_ms"] = cpu;
+    }
+    if (st.body_n > 0) cj["body_ms"] = st.body_ms / double(st.body_n);
     cj["strategies_used"] = st.trials_by_strategy;
     cj["fewest_preemptions"] = st.fewest_preemptions;
     if (!st.first_schedule.empty()) {

@@ -18,6 +18,11 @@ json time_split(const json& report) {
   for (const auto& s : report.value("scenarios", json::array())) {
     int64_t trials = 0;
     double seconds = 0;
+    // Summed over the cells whose trials report them (compile-layer workloads):
+    // CPU ms by phase, the trials' time inside the body, and their count.
+    std::map<std::string, double> cpu;
+    double body_ms = 0, phased_wall_ms = 0;
+    int64_t phased = 0;
     // (threads, strategy, seed) -> {trials, seconds} of each isolation.
     using Key = std::tuple<int, std::string, uint64_t>;
     std::map<Key, std::pair<int64_t, double>> process, thread;
@@ -26,6 +31,12 @@ json time_split(const json& report) {
       const double cell_s = static_cast<double>(n) * c.value("trial_ms", 0.0) / 1000.0;
       trials += n;
       seconds += cell_s;
+      if (n > 0 && c.contains("cpu_ms") && c.contains("body_ms")) {
+        for (const auto& [phase, ms] : c["cpu_ms"].items()) cpu[phase] += static_cast<double>(n) * ms.get<double>();
+        body_ms += static_cast<double>(n) * c["body_ms"].get<double>();
+        phased_wall_ms += 1000.0 * cell_s;
+        phased += n;
+      }
       const std::string m = c.value("mitigation", "");
       if (n > 0 && (m == "isolate_process" || m == "isolate_thread"))
         (m == "isolate_process" ? process : thread)[Key{c.value("threads", 0), c.value("strategy", ""),
@@ -35,6 +46,24 @@ json time_split(const json& report) {
                     {"trials", trials},
                     {"trial_s", seconds},
                     {"per_trial_ms", trials ? 1000.0 * seconds / static_cast<double>(trials) : 0.0}});
+    if (phased > 0) {
+      // Per trial: each phase's CPU ms, the body's other CPU (scheduler,
+      // threads, locks: the trial's CPU less its phases), the body's wall
+      // time, and the harness's share of the trial (spec, classification,
+      // records, the worker's pipes: trial time less the body's).
+      const double k = 1.0 / static_cast<double>(phased);
+      json split = json::object();
+      double phases = 0;
+      for (const auto& [phase, ms] : cpu)
+        if (phase != "trial") split[phase] = ms * k, phases += ms * k;
+      if (cpu.count("trial")) {
+        split["trial"] = cpu["trial"] * k;
+        split["other"] = std::max(0.0, cpu["trial"] * k - phases);
+      }
+      rows.back()["cpu_ms"] = split;
+      rows.back()["body_ms"] = body_ms * k;
+      rows.back()["harness_ms"] = std::max(0.0, (phased_wall_ms - body_ms) * k);
+    }
     all_trials += trials;
     all_s += seconds;
     int64_t cells = 0, pn = 0, tn = 0;
@@ -83,6 +112,26 @@ std::string time_split_markdown(const json& split) {
     md += fmt::format("| {} | {} | {:.1f} s | {:.0f}% | {:.1f} ms |\n", r["name"].get<std::string>(),
                       r["trials"].get<int64_t>(), r["trial_s"].get<double>(), 100 * r["share"].get<double>(),
                       r["per_trial_ms"].get<double>());
+  // Where a compile-layer trial's time goes (compile/trial_phases.h).
+  bool phases = false;
+  for (const auto& r : split.value("scenarios", json::array())) phases = phases || r.contains("cpu_ms");
+  if (phases) {
+    md += "\nPer trial, compile-layer scenarios: CPU ms by phase (this thread's CPU time, which a loaded "
+          "machine does not move), the trial's CPU in all (`trial`: every thread of the worker; `other`: "
+          "scheduler, threads and locks), its wall time inside the body and the harness's share of the "
+          "trial time (spec, classification, records, pipes).\n\n"
+          "| scenario | inputs | trace | build | first run | run | oracle | other | CPU in all | body wall | "
+          "harness |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& r : split.value("scenarios", json::array())) {
+      if (!r.contains("cpu_ms")) continue;
+      const json& c = r["cpu_ms"];
+      auto ms = [&](const char* k) { return fmt::format("{:.2f}", c.value(k, 0.0)); };
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} | {:.1f} |\n",
+                        r["name"].get<std::string>(), ms("inputs"), ms("trace"), ms("build"), ms("first_run"),
+                        ms("run"), ms("oracle"), ms("other"), ms("trial"), r.value("body_ms", 0.0),
+                        r.value("harness_ms", 0.0));
+    }
+  }
   const json& ratios = split.value("isolate_process_over_thread", json::array());
   if (!ratios.empty()) {
     md += "\n| scenario | cells | isolate_process per trial | isolate_thread per trial | ratio |\n|---|---|---|---|---|\n";

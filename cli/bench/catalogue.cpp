@@ -1,8 +1,10 @@
 // cli/bench/catalogue.cpp -- section `compare`: `racelab compare` on the
 // default catalogue, as a user runs it (one shard per core), and where its
 // time went (reports/time_split.h): trials, trial time and time per trial by
-// scenario, the share of the cores' time left idle, and isolate_process's
-// time per trainer trial over isolate_thread's in the same run.
+// scenario, the share of the cores' time left idle, isolate_process's time
+// per trainer trial over isolate_thread's in the same run, and, for the
+// compile layer's scenarios, a trial's CPU time by phase and the harness's
+// share of the trial time.
 #include <sys/wait.h>
 #include <unistd.h>
 

@@ -27,6 +27,7 @@
 #include "engine/self_exe.h"
 #include "engine/tsan_report.h"
 #include "engine/worker_channel.h"
+#include "engine/zygote.h"
 
 extern char** environ;
 
@@ -127,6 +128,8 @@ bool is_stopped(pid_t pid) {
 }  // namespace
 
 Supervisor::Supervisor(SupervisorOptions options) : options_(std::move(options)) {
+  // The zygote forks this binary's worker, not another command's.
+  if (!options_.worker_argv.empty()) options_.fork_from_zygote = false;
   if (options_.worker_argv.empty()) {
     options_.worker_argv = {"/proc/self/exe", "__worker"};
     if (options_.worker_name.empty()) options_.worker_name = "racelab: worker";
@@ -203,8 +206,19 @@ void Supervisor::start() {
   }
   child.env = std::move(env);
 
+  // The trainer's rank workers are forked by the zygote (engine/zygote.h),
+  // which ran no autograd; where it cannot fork, they are spawned, as others are.
   std::string error;
-  const pid_t pid = spawn_child(child, &error);
+  pid_t pid = -1;
+  if (options_.fork_from_zygote) {
+    std::string no_fork;
+    pid = Zygote::shared().fork_worker({output.write_end, spec.read_end, result.write_end, trace_fd_},
+                                       options_.worker_name, &no_fork);
+    started_by_ = pid > 0 ? "zygote fork" : "spawn (" + no_fork + ")";
+  } else {
+    started_by_ = "spawn";
+  }
+  if (pid <= 0) pid = spawn_child(child, &error);
   close_fd(&spec.read_end);
   close_fd(&result.write_end);
   close_fd(&output.write_end);

@@ -54,6 +54,11 @@ struct SupervisorOptions {
   // under test) runs again, the same spec in a fresh worker, this many times;
   // then it is `infrastructure`.
   int external_kill_retries = 2;
+  // Fork the worker from this process's zygote (engine/zygote.h) instead of
+  // spawning it: one binary load for many workers. The default command only;
+  // where the zygote cannot fork, the worker is spawned (started_by() says
+  // which, and why).
+  bool fork_from_zygote = false;
 };
 
 class Supervisor {
@@ -73,6 +78,9 @@ class Supervisor {
   TrialResult run(const TrialSpec& spec, double timeout_s);
 
   int workers_started() const { return workers_started_; }
+  // How the current (or last) worker was started: "zygote fork", or "spawn"
+  // (with fork_from_zygote: "spawn (<why the zygote could not fork>)").
+  const std::string& started_by() const { return started_by_; }
   pid_t worker_pid() const { return pid_; }
   void stop();  // ends the worker (closes its input; kills it if it lingers)
 
@@ -89,6 +97,7 @@ class Supervisor {
   SharedTrace* trace_ = nullptr;
   std::string result_buf_, output_buf_;
   int workers_started_ = 0;
+  std::string started_by_;
 };
 
 // The process-wide supervisor run_cell uses (one worker, kept warm).

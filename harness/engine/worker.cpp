@@ -19,6 +19,7 @@
 #include "engine/child_process.h"
 #include "engine/run_trial.h"
 #include "engine/worker_channel.h"
+#include "engine/zygote.h"
 #include "racelab/exit_code.h"
 
 namespace racelab {
@@ -79,6 +80,9 @@ int worker_main() {
     std::fprintf(stderr, "racelab __worker: internal command, started only by the supervisor\n");
     return kExitUsage;
   }
+  // A zygote for the workers this worker's trials may start (engine/zygote.h),
+  // forked now, before any trial ran autograd.
+  Zygote::shared().prefork();
   ::setvbuf(stdout, nullptr, _IOLBF, 0);
   FILE* in = ::fdopen(kSpecFd, "r");
   char* buf = nullptr;
@@ -107,6 +111,10 @@ int worker_main() {
         r.metrics["bad_input"] = true;
       }
     }
+    if (r.metrics.is_object() && r.metrics.contains(kFreshWorkerAfter)) {
+      const auto& v = r.metrics[kFreshWorkerAfter];
+      if ((v.is_boolean() && v.get<bool>()) || (v.is_number() && v.get<double>() != 0)) r.process_tainted = true;
+    }
     std::fflush(stdout);
     std::fprintf(stderr, "@@racelab-trial-end %lld\n", static_cast<long long>(spec.trial));
     std::fflush(stderr);
@@ -114,7 +122,8 @@ int worker_main() {
     const std::string result = r.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (!write_all(kResultFd, result)) return 0;  // the parent is gone
     if (r.process_tainted) {
-      // A trial thread is stuck in the OS; static destructors could hang on it.
+      // A trial thread is stuck in the OS (static destructors could hang on
+      // it), or the trial left the heap corrupted.
       std::fflush(nullptr);
       ::_exit(0);
     }

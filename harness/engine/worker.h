@@ -13,7 +13,12 @@ struct SharedTrace;
 
 // The worker's main loop (the `__worker` command). Returns an exit code:
 // kExitUsage when started by hand (no channels), else 0 once the parent is gone.
+// A trial whose metrics hold kFreshWorkerAfter (true or non-zero) -- its body
+// left the process unfit for more trials, e.g. a heap the race corrupted
+// without crashing -- is reported as process_tainted and the worker exits, so
+// the next trial, whatever its cell, starts in a fresh one.
 int worker_main();
+inline constexpr const char* kFreshWorkerAfter = "fresh_worker_after";
 
 // The worker side of the channels, for any host that is a worker (this binary's
 // `__worker`, a Python worker through racelab/host.h): checks that fds 3-5 are

@@ -8,21 +8,25 @@
 // Reports worker/producer exceptions as errors, the compile layer's eager
 // fallbacks as silent_fallbacks, and steps/s, loss and compiles as metrics.
 //
-// isolate_process runs each drafter in a worker process of its own -- spawned,
-// not forked: LibTorch 2.x refuses autograd in a child forked after its parent
-// ran a backward pass ("Unable to handle autograd's threading in combination
-// with fork-based multiprocessing"), which is also why PyTorch users isolate
-// with the spawn start method. Each is a racelab worker (engine/supervisor.h)
-// running this workload with knob `rank` set: one drafter, free-running.
+// isolate_process runs each drafter in a worker process of its own. Each is a
+// racelab worker (engine/supervisor.h) running this workload with knob `rank`
+// set: one drafter, free-running. This process never forks one itself:
+// LibTorch 2.x refuses autograd in a child forked after its parent ran a
+// backward pass ("Unable to handle autograd's threading in combination with
+// fork-based multiprocessing"), and the other mitigations' trials ran backward
+// passes here. The ranks are forked by the zygote (engine/zygote.h), a process
+// that loaded the binary and ran nothing, so no autograd; where it cannot
+// fork, they are spawned, as PyTorch users isolate with the spawn start method.
 //
 // The rank processes are kept across trials, as a real job keeps its rank
 // processes for its whole run (RankPool below): starting one costs a LibTorch
-// load (about a second, 290 libraries), which is racelab's start-up, not the
-// isolation's cost, and paid per trial it was 7.9x isolate_thread's trial.
-// What stays per trial is what isolation costs: every rank builds its own
-// corpus, target and drafter in its own address space and reports through a
-// pipe. Metrics say which ran: rank_processes_started (spawned for this trial)
-// and rank_processes_reused.
+// load (about a second, 290 libraries; once per zygote when forked), which is
+// racelab's start-up, not the isolation's cost, and paid per trial it was 7.9x
+// isolate_thread's trial. What stays per trial is what isolation costs: every
+// rank builds its own corpus, target and drafter in its own address space and
+// reports through a pipe. Metrics say which ran: rank_processes_started (for
+// this trial), rank_processes_started_by ("zygote fork", or "spawn (why)") and
+// rank_processes_reused.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -195,8 +199,9 @@ class RankProcess {
  public:
   struct Reply {
     racelab::TrialResult result;
-    std::string failure;  // the worker could not be started
-    bool fresh = false;   // a worker process was started for this trial
+    std::string failure;     // the worker could not be started
+    bool fresh = false;      // a worker process was started for this trial
+    std::string started_by;  // how: "zygote fork" or "spawn (why)" (engine/supervisor.h)
   };
 
   RankProcess() : thread_([this] { loop(); }) { thread_.detach(); }
@@ -218,6 +223,7 @@ class RankProcess {
   void loop() {
     racelab::SupervisorOptions opt;
     opt.pass_through_output = false;  // its trial markers are not ours
+    opt.fork_from_zygote = true;      // forked before any autograd ran; spawned where that fails
     racelab::Supervisor sup(opt);
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
@@ -238,6 +244,7 @@ class RankProcess {
         r.failure = e.what();
       }
       r.fresh = sup.workers_started() != before;
+      r.started_by = sup.started_by();
       lock.lock();
       reply_ = std::move(r);
       cv_.notify_all();
@@ -293,9 +300,12 @@ racelab::Observation run_processes(const racelab::TrialInput& in) {
   }
   int64_t steps = 0, compiles = 0, started = 0;
   double loss = 0, slowest = 0;
+  json started_by = json::array();
   for (size_t r = 0; r < replies.size(); ++r) {
     const auto& reply = replies[r];
     started += reply.fresh ? 1 : 0;
+    if (reply.fresh && std::find(started_by.begin(), started_by.end(), reply.started_by) == started_by.end())
+      started_by.push_back(reply.started_by);
     if (!reply.failure.empty()) {
       obs.errors.push_back(fmt::format("worker process {} could not start: {}", r, reply.failure));
       continue;
@@ -320,6 +330,7 @@ racelab::Observation run_processes(const racelab::TrialInput& in) {
                  {"compiles", compiles},
                  {"rank_processes_started", started},
                  {"rank_processes_reused", static_cast<int64_t>(replies.size()) - started},
+                 {"rank_processes_started_by", started_by},
                  {"mode", "processes"}};
   return obs;
 }

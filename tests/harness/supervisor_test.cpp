@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -42,6 +44,18 @@ TEST(Supervisor, SegfaultBecomesCrashWithScheduleAndFreshWorker) {
   ASSERT_FALSE(r.decisions.empty());
   EXPECT_EQ(r.decisions.back().point, "outcome.child");
   EXPECT_EQ(sup.run(produce("holds", 2), 20).outcome, Outcome::kHolds);
+  EXPECT_EQ(sup.workers_started(), 2);
+}
+
+TEST(Supervisor, ATrialThatLeavesTheProcessUnfitGetsAFreshWorkerAfterIt) {
+  racelab::Supervisor sup;
+  EXPECT_EQ(sup.run(produce("holds", 0), 20).outcome, Outcome::kHolds);
+  EXPECT_EQ(sup.run(produce("wrong_result", 1), 20).outcome, Outcome::kWrongResult);
+  EXPECT_EQ(sup.workers_started(), 1) << "a plain failure keeps the worker";
+  auto r = sup.run(produce("unfit", 2), 20);
+  EXPECT_EQ(r.outcome, Outcome::kWrongResult) << "its own outcome stands";
+  EXPECT_TRUE(r.process_tainted);
+  EXPECT_EQ(sup.run(produce("holds", 3), 20).outcome, Outcome::kHolds);
   EXPECT_EQ(sup.workers_started(), 2);
 }
 
@@ -143,12 +157,12 @@ TEST(Supervisor, AStoppedWorkerIsNotAHang) {
 
 // A worker never outlives its supervisor, even one killed with SIGKILL in the
 // middle of a trial that would otherwise block forever.
-TEST(Supervisor, AWorkerDiesWithItsSupervisor) {
+void expect_worker_dies_with_its_supervisor(const racelab::SupervisorOptions& options) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   const pid_t parent = ::fork();
   if (parent == 0) {
-    racelab::Supervisor sup;
+    racelab::Supervisor sup(options);
     sup.run(produce("holds", 0), 20);
     const pid_t w = sup.worker_pid();
     if (::write(fds[1], &w, sizeof w) != sizeof w) ::_exit(1);
@@ -179,3 +193,71 @@ TEST(Supervisor, AWorkerDiesWithItsSupervisor) {
   ::close(fds[0]);
   ::close(fds[1]);
 }
+
+TEST(Supervisor, AWorkerDiesWithItsSupervisor) { expect_worker_dies_with_its_supervisor({}); }
+
+// Workers forked by the zygote (engine/zygote.h) are supervised as spawned
+// ones are: they are this process's children once forked, so a crash is a
+// crash with its schedule, a stuck worker is killed as a hang, and the next
+// trial gets a fresh worker -- forked again.
+racelab::SupervisorOptions forked() {
+  racelab::SupervisorOptions o;
+  o.fork_from_zygote = true;
+  return o;
+}
+
+TEST(SupervisorZygote, AForkedWorkerIsThisProcesssChildAndRunsTrials) {
+  racelab::Supervisor sup(forked());
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(sup.run(produce("holds", i), 20).outcome, Outcome::kHolds);
+  EXPECT_EQ(sup.started_by(), "zygote fork");
+  EXPECT_EQ(sup.workers_started(), 1);
+  // waitpid() can see it only if it is our child (reparented from the zygote).
+  EXPECT_EQ(::waitpid(sup.worker_pid(), nullptr, WNOHANG), 0);
+}
+
+TEST(SupervisorZygote, ASegfaultInAForkedWorkerIsACrashWithItsSchedule) {
+  racelab::Supervisor sup(forked());
+  auto r = sup.run(produce("segv", 0), 20);
+  EXPECT_EQ(r.outcome, Outcome::kCrash);
+  EXPECT_NE(r.detail.find("SEGV"), std::string::npos) << r.detail;
+  ASSERT_FALSE(r.decisions.empty());
+  EXPECT_EQ(r.decisions.back().point, "outcome.child");
+  EXPECT_EQ(sup.run(produce("holds", 1), 20).outcome, Outcome::kHolds);
+  EXPECT_EQ(sup.workers_started(), 2);
+  EXPECT_EQ(sup.started_by(), "zygote fork");
+}
+
+TEST(SupervisorZygote, AnUnresponsiveForkedWorkerIsKilledAsHang) {
+  racelab::Supervisor sup(forked());
+  auto s = produce("os_hang", 0);
+  s.watchdog_s = 1000;
+  auto r = sup.run(s, 0.5);
+  EXPECT_EQ(r.outcome, Outcome::kHang);
+  EXPECT_NE(r.detail.find("killed"), std::string::npos) << r.detail;
+  EXPECT_EQ(sup.run(produce("holds", 1), 20).outcome, Outcome::kHolds);
+  EXPECT_EQ(sup.workers_started(), 2);
+}
+
+TEST(SupervisorZygote, ManyWorkersAtOnceFromOneZygote) {
+  std::vector<std::unique_ptr<racelab::Supervisor>> sups;
+  for (int i = 0; i < 4; ++i) sups.push_back(std::make_unique<racelab::Supervisor>(forked()));
+  std::vector<std::thread> threads;
+  std::vector<Outcome> outcomes(sups.size(), Outcome::kError);
+  for (size_t i = 0; i < sups.size(); ++i)
+    threads.emplace_back([&, i] { outcomes[i] = sups[i]->run(produce("holds", 0), 20).outcome; });
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < sups.size(); ++i) {
+    EXPECT_EQ(outcomes[i], Outcome::kHolds) << i;
+    EXPECT_EQ(sups[i]->started_by(), "zygote fork") << i;
+  }
+}
+
+TEST(SupervisorZygote, AnotherWorkerCommandIsSpawned) {
+  racelab::SupervisorOptions o = forked();
+  o.worker_argv = {"/proc/self/exe", "__worker"};
+  racelab::Supervisor sup(o);
+  EXPECT_EQ(sup.run(produce("holds", 0), 20).outcome, Outcome::kHolds);
+  EXPECT_EQ(sup.started_by(), "spawn");
+}
+
+TEST(SupervisorZygote, AForkedWorkerDiesWithItsSupervisor) { expect_worker_dies_with_its_supervisor(forked()); }

@@ -213,6 +213,11 @@ racelab::WorkloadRegistrar outcome_reg{{
       if (what == "stuck_state") obs.stuck_state = "flag left true";
       if (what == "wrong_result") obs.wrong_result = "output differs from reference";
       if (what == "silent_fallback") obs.silent_fallbacks = 3;
+      // A wrong result that leaves the process unfit for more trials (engine/worker.h).
+      if (what == "unfit") {
+        obs.wrong_result = "output differs from reference; the heap may be corrupted";
+        obs.metrics["fresh_worker_after"] = 1;
+      }
       return obs;
     }}};
 

@@ -45,5 +45,29 @@ TEST(TimeSplit, PerScenarioTimesSharesAndTheProcessOverThreadRatio) {
   EXPECT_NE(md.find("idle 25.0%"), std::string::npos) << md;
 }
 
+TEST(TimeSplit, ACompileLayerTrialsPhasesAndTheHarnessShareWeightedByTrials) {
+  json a = cell("none", 2, "random", 10, 20);  // 10 trials of 20 ms, 15 of them in the body
+  a["cpu_ms"] = {{"trace", 2.0}, {"run", 1.0}, {"trial", 5.0}};
+  a["body_ms"] = 15.0;
+  json b = cell("global_lock", 2, "random", 30, 8);  // 30 trials of 8 ms, 6 in the body
+  b["cpu_ms"] = {{"trace", 4.0}, {"run", 0.0}, {"trial", 5.0}};
+  b["body_ms"] = 6.0;
+  const json report = {{"scenarios", {{{"name", "stuck_true"}, {"workload", "stuck_true"}, {"cells", {a, b}}},
+                                      {{"name", "hard"}, {"workload", "hard_order8"}, {"cells", {cell("none", 2, "random", 5, 1)}}}}}};
+  const json s = time_split(report);
+  const json& st = s["scenarios"][0];
+  ASSERT_EQ(st["name"], "stuck_true");
+  EXPECT_NEAR(st["cpu_ms"]["trace"].get<double>(), (10 * 2.0 + 30 * 4.0) / 40, 1e-9);
+  EXPECT_NEAR(st["cpu_ms"]["run"].get<double>(), 10 * 1.0 / 40, 1e-9);
+  EXPECT_NEAR(st["cpu_ms"]["trial"].get<double>(), 5.0, 1e-9);
+  EXPECT_NEAR(st["cpu_ms"]["other"].get<double>(), 5.0 - 3.5 - 0.25, 1e-9) << "the trial's CPU less its phases";
+  EXPECT_NEAR(st["body_ms"].get<double>(), (10 * 15.0 + 30 * 6.0) / 40, 1e-9);
+  EXPECT_NEAR(st["harness_ms"].get<double>(), (10 * 5.0 + 30 * 2.0) / 40.0, 1e-9);
+  EXPECT_FALSE(s["scenarios"][1].contains("cpu_ms")) << "a workload that reports no phases has none";
+  const std::string md = time_split_markdown(s);
+  EXPECT_NE(md.find("| stuck_true | 0.00 | 3.50 |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| hard | 0.00"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace racelab::reports
