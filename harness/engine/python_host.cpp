@@ -12,6 +12,10 @@
 
 #include <fmt/format.h>
 
+#include "engine/exec_host.h"
+#include "engine/schedule_fit.h"
+#include "engine/self_exe.h"
+
 namespace racelab {
 
 namespace {
