@@ -29,12 +29,11 @@ at the starts of the torch functions whose interleaving matters, only for its
 run: the other workloads' schedules see none of them.
 """
 import os
-import json
 import threading
 
 import torch
 
-from . import bridge, torch_state
+from . import bridge, mitigations, torch_state
 
 # The config key patched: present in every torch here, read by nothing the
 # trial runs (so patching it changes no compile), default False.
@@ -152,31 +151,12 @@ class Trial:
         # What the parent already has at the fork (the user's own setting,
         # torch_config_thread_local) is not a worker's leftover.
         inherited = set(torch_state.problems())
-        children = []
-        for i in range(self.threads):
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.close(r)
-                bridge.forget_after_fork()
-                errors = []
-                try:
-                    role(i)
-                except BaseException as e:  # noqa: BLE001
-                    errors.append(f"{type(e).__name__}: {e}")
-                out = {"errors": errors, "wrong": self.wrong, "fallbacks": self.fallbacks,
-                       "stuck": [p for p in torch_state.problems() if p not in inherited]}
-                os.write(w, json.dumps(out).encode())
-                os._exit(0)
-            os.close(w)
-            children.append((pid, r))
-        for pid, r in children:
-            data = b""
-            while chunk := os.read(r, 65536):
-                data += chunk
-            os.close(r)
-            os.waitpid(pid, 0)
-            got = json.loads(data or b'{"errors": ["a worker process died without a word"]}')
+
+        def observe():
+            return {"wrong": self.wrong, "fallbacks": self.fallbacks,
+                    "stuck": [p for p in torch_state.problems() if p not in inherited]}
+
+        for got in mitigations.in_forked_workers(self.threads, role, observe):
             self.errors += got.get("errors", [])
             self.wrong += got.get("wrong", [])
             self.fallbacks += got.get("fallbacks", 0)

@@ -12,10 +12,14 @@ Each is a small object the workload asks how to make a call:
 isolate_process is the workload's business (workloads.py): one process per
 worker thread, so it needs no lock.
 """
+import json
+import os
 import threading
 
 import torch
 import torch.fx._symbolic_trace as _st
+
+from . import bridge
 
 
 class _None:
@@ -218,3 +222,39 @@ def make(name):
     if name not in _ALL:
         raise ValueError(f"mitigation '{name}': not implemented on real torch (have: {', '.join(_ALL)})")
     return _ALL[name]()
+
+
+def in_forked_workers(n, role, observe):
+    """isolate_process by fork: worker i runs role(i) alone in a child forked
+    from this process, then reports observe() (a JSON-able dict) with the
+    role's exception, if any, added to its "errors". Returns the children's
+    reports in worker order; a child that died without a word says so. Not for
+    a worker that uses autograd after this process ran a backward pass: torch
+    refuses it in a forked child (spawn instead)."""
+    children = []
+    for i in range(n):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            bridge.forget_after_fork()
+            errors = []
+            try:
+                role(i)
+            except BaseException as e:  # noqa: BLE001 -- the worker's failure is its observation
+                errors.append(f"{type(e).__name__}: {e}")
+            out = observe()
+            out["errors"] = errors + list(out.get("errors", []))
+            os.write(w, json.dumps(out).encode())
+            os._exit(0)
+        os.close(w)
+        children.append((pid, r))
+    reports = []
+    for pid, r in children:
+        data = b""
+        while chunk := os.read(r, 65536):
+            data += chunk
+        os.close(r)
+        os.waitpid(pid, 0)
+        reports.append(json.loads(data or b'{"errors": ["a worker process died without a word"]}'))
+    return reports

@@ -250,30 +250,10 @@ class Trial:
         interpreter, which pays torch's import per worker."""
         if self.k["flex"]:
             return self._run_spawned()
-        children = []
-        for i in range(self.threads):
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.close(r)
-                bridge.forget_after_fork()
-                errors = []
-                try:
-                    self.role(i)(i)
-                except BaseException as e:  # noqa: BLE001
-                    errors.append(f"{type(e).__name__}: {e}")
-                out = {"errors": errors, "wrong": self.wrong, "stuck": torch_state.problems()}
-                os.write(w, json.dumps(out).encode())
-                os._exit(0)
-            os.close(w)
-            children.append((pid, r))
-        for pid, r in children:
-            data = b""
-            while chunk := os.read(r, 65536):
-                data += chunk
-            os.close(r)
-            os.waitpid(pid, 0)
-            self._gather(json.loads(data or b'{"errors": ["a worker process died without a word"]}'))
+        reports = mitigations.in_forked_workers(self.threads, lambda i: self.role(i)(i),
+                                                lambda: {"wrong": self.wrong, "stuck": torch_state.problems()})
+        for got in reports:
+            self._gather(got)
 
     def _run_spawned(self):
         # subprocess, not multiprocessing: multiprocessing reaches into
