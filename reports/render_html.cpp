@@ -31,8 +31,8 @@ table{border-collapse:collapse;margin:8px 0} th,td{border:1px solid #dde2e6;padd
 th{background:#f3f5f7;font-weight:600} td.fails{background:#fbe3e0} td.holds{background:#e3f4ea} td.silent{background:#fdf0d5}
 td.nodata{color:#9aa3ab} tr.group th{text-align:left;font-style:italic;background:#eef1f4} .mark{font-weight:700;margin-left:4px} .pass{color:#2e8b57} .fail{color:#c0392b} .incomplete{color:#8a6d00}
 .small{font-size:12px;color:#56606a} .scroll{overflow-x:auto;border:1px solid #eef1f3;padding:4px}
-#verdict-table{font-size:13px;line-height:1.35} #verdict-table th,#verdict-table td{padding:3px 5px}
-#verdict-table td .mark{margin-left:2px}
+.verdict-table{font-size:13px;line-height:1.35} .verdict-table th,.verdict-table td{padding:3px 5px}
+.verdict-table td .mark{margin-left:2px}
 svg text{font:11px system-ui,sans-serif;fill:#1d2329} code{background:#f3f5f7;padding:1px 4px;border-radius:3px;word-break:break-all}
 .charts{display:flex;flex-wrap:wrap;gap:24px}
 .legend span{display:inline-block;margin-right:14px} .sw{display:inline-block;width:12px;height:12px;vertical-align:middle;margin-right:4px}
@@ -293,44 +293,55 @@ std::string render_html(const json& report) {
   h += "<h2 id=\"verdicts\">Verdicts: mitigation × race</h2>\n<p class=\"small\">Each cell: failing / total trials "
        "over every thread count and strategy, and the failure classes seen. Red: the race reproduces; green: it "
        "holds; amber: it only falls back silently. ✔ the scenario's expectation holds, ✘ it does not, … not "
-       "decided yet.</p>\n<div class=\"scroll\"><table id=\"verdict-table\"><tr><th>mitigation</th>";
-  for (const auto& s : report["scenarios"])
-    h += fmt::format("<th><a href=\"#{}\">{}</a></th>", anchor(s["name"].get<std::string>()),
-                     breakable(s["race"].get<std::string>()));
-  h += "</tr>\n";
+       "decided yet.</p>\n";
+  // At most kMatrixRaces races side by side: a wider matrix scrolls sideways
+  // in a 1,400 px window (the render test measures it in Chromium). A larger
+  // catalogue gets one table per kMatrixRaces races, in catalogue order, each
+  // with every mitigation's row; the first keeps the id verdict-table.
+  constexpr size_t kMatrixRaces = 9;
+  const json& scenarios = report["scenarios"];
   const json groups = report["verdict_table"].value("groups", json::object());
-  std::string group;  // of the previous row
-  for (const auto& name : report["verdict_table"]["mitigations"]) {
-    // A label row where a group starts ("what people try first") and where it ends.
-    const std::string g = groups.value(name.get<std::string>(), "");
-    if (g != group) {
-      h += fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>\n", report["scenarios"].size() + 1,
-                       xml_escape(g.empty() ? "other mitigations" : g));
-      group = g;
-    }
-    h += "<tr><th>" + esc(name) + "</th>";
-    for (const auto& s : report["scenarios"]) {
-      const json* m = nullptr;
-      for (const auto& x : s["mitigations"])
-        if (x["name"] == name) m = &x;
-      if (!m) {
-        h += "<td class=\"nodata\">not swept</td>";
-        continue;
-      }
-      const std::string st = (*m)["check"]["status"].get<std::string>();
-      std::string classes;
-      for (const auto& k : (*m)["failure_classes"]) classes += (classes.empty() ? "" : ", ") + k.get<std::string>();
-      h += fmt::format("<td class=\"{}\" title=\"{}\"><b>{}</b> {}/{}<span class=\"mark {}\">{}</span><br>"
-                       "<span class=\"small\">{}</span></td>",
-                       verdict_class(*m),
-                       xml_escape("expected: " + (*m)["check"]["describe"].get<std::string>() + "; rests on: " +
-                                  (*m).value("grounds", json::object()).value("text", "")),
-                       esc((*m)["verdict"]), (*m)["failures"].get<int64_t>(), (*m)["trials"].get<int64_t>(), st,
-                       mark(st), xml_escape(classes));
-    }
+  for (size_t from = 0; from < scenarios.size(); from += kMatrixRaces) {
+    const size_t to = std::min(scenarios.size(), from + kMatrixRaces);
+    h += fmt::format("<div class=\"scroll\"><table class=\"verdict-table\"{}><tr><th>mitigation</th>",
+                     from == 0 ? " id=\"verdict-table\"" : "");
+    for (size_t i = from; i < to; ++i)
+      h += fmt::format("<th><a href=\"#{}\">{}</a></th>", anchor(scenarios[i]["name"].get<std::string>()),
+                       breakable(scenarios[i]["race"].get<std::string>()));
     h += "</tr>\n";
+    std::string group;  // of the previous row
+    for (const auto& name : report["verdict_table"]["mitigations"]) {
+      // A label row where a group starts ("what people try first") and where it ends.
+      const std::string g = groups.value(name.get<std::string>(), "");
+      if (g != group) {
+        h += fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>\n", to - from + 1,
+                         xml_escape(g.empty() ? "other mitigations" : g));
+        group = g;
+      }
+      h += "<tr><th>" + esc(name) + "</th>";
+      for (size_t i = from; i < to; ++i) {
+        const json* m = nullptr;
+        for (const auto& x : scenarios[i]["mitigations"])
+          if (x["name"] == name) m = &x;
+        if (!m) {
+          h += "<td class=\"nodata\">not swept</td>";
+          continue;
+        }
+        const std::string st = (*m)["check"]["status"].get<std::string>();
+        std::string classes;
+        for (const auto& k : (*m)["failure_classes"]) classes += (classes.empty() ? "" : ", ") + k.get<std::string>();
+        h += fmt::format("<td class=\"{}\" title=\"{}\"><b>{}</b> {}/{}<span class=\"mark {}\">{}</span><br>"
+                         "<span class=\"small\">{}</span></td>",
+                         verdict_class(*m),
+                         xml_escape("expected: " + (*m)["check"]["describe"].get<std::string>() + "; rests on: " +
+                                    (*m).value("grounds", json::object()).value("text", "")),
+                         esc((*m)["verdict"]), (*m)["failures"].get<int64_t>(), (*m)["trials"].get<int64_t>(), st,
+                         mark(st), xml_escape(classes));
+      }
+      h += "</tr>\n";
+    }
+    h += "</table></div>\n";
   }
-  h += "</table></div>\n";
   h += beside_model_html(report);
 
   for (const auto& s : report["scenarios"]) {

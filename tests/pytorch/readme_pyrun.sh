@@ -27,5 +27,5 @@ for line in "${cmds[@]}"; do
     fail=1
   fi
 done
-[[ $fail -eq 0 ]] && echo "readme_pyrun: ${#cmds[@]} commands as the README says"
+[[ $fail -eq 0 ]] && echo "readme_pyrun: ${#cmds[@]} commands as $(basename "$(dirname "$readme")")/$(basename "$readme") says"
 exit $fail

@@ -94,7 +94,7 @@ TEST(JUnit, EscapesMarkup) {
 TEST(Html, IsSelfContainedWithTableChartsAndTimeline) {
   const auto dir = make_temp_dir();
   const std::string html = render_html(build_report(toy_results(dir)));
-  EXPECT_NE(html.find("<table id=\"verdict-table\">"), std::string::npos);
+  EXPECT_NE(html.find("<table class=\"verdict-table\" id=\"verdict-table\">"), std::string::npos);
   EXPECT_NE(html.find("class=\"chart chart-rate\""), std::string::npos);
   EXPECT_NE(html.find("class=\"chart chart-first-failure\""), std::string::npos);
   EXPECT_NE(html.find("class=\"timeline\""), std::string::npos);
