@@ -3,6 +3,7 @@
 #include "cli/campaign_runner.h"
 #include "cli/backend_selection.h"
 #include "cli/cell_flags.h"
+#include "engine/self_exe.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -223,11 +224,8 @@ std::vector<std::string> run_local_shards(const std::string& cmd, const RunFlags
 std::string default_catalogue() {
   if (fs::is_directory("scenarios")) return "scenarios";
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path installed = exe.parent_path().parent_path() / "share" / "racelab" / "scenarios";
-    if (fs::is_directory(installed, ec)) return installed.string();
-  }
+  const fs::path installed = fs::path(executable_dir()).parent_path() / "share" / "racelab" / "scenarios";
+  if (fs::is_directory(installed, ec)) return installed.string();
   return std::string(RACELAB_SOURCE_DIR) + "/scenarios";
 }
 

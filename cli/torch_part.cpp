@@ -1,7 +1,6 @@
 // cli/torch_part.cpp -- handing a command over to racelab-torch (torch_part.h).
 #include "cli/torch_part.h"
 
-#include <limits.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/self_exe.h"
 #include "racelab/exit_code.h"
 #include "racelab/workload.h"
 
@@ -27,10 +27,7 @@ std::vector<std::string>& kept_argv() {
 // installed: both in PREFIX/bin), or $RACELAB_TORCH_PART.
 std::string torch_part_path() {
   if (const char* env = std::getenv("RACELAB_TORCH_PART"); env && *env) return env;
-  char buf[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  std::string dir = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("./racelab");
-  return dir.substr(0, dir.find_last_of('/')) + "/racelab-torch";
+  return executable_dir() + "/racelab-torch";
 }
 
 void on_workload_miss(const std::string&) {

@@ -36,7 +36,7 @@ for d in dirs:
         break
 else:
     try:  # pip install <prefix>/share/racelab/python, into this Python's environment
-        from racelab import worker
+        import racelab.worker
     except ImportError:
         sys.stderr.write('racelab: the Python package racelab is in none of: ' + ', '.join(dirs) +
                          ', nor installed in this Python (pip install <prefix>/share/racelab/python)\n')

@@ -34,24 +34,32 @@ struct Command {
   int doc_line = 0;
 };
 
-std::vector<Command> console_commands(const std::string& path) {
+// Every line inside the document's ```<fence> blocks, with its line number.
+std::vector<std::pair<std::string, int>> fenced_lines(const std::string& path, const std::string& fence) {
   std::ifstream in(path);
-  std::vector<Command> out;
+  std::vector<std::pair<std::string, int>> out;
   bool in_block = false;
   int n = 0;
   for (std::string line; std::getline(in, line);) {
     ++n;
-    if (!in_block) {
-      in_block = line == "```console";
-      continue;
-    }
-    if (line.rfind("```", 0) == 0) {
+    if (!in_block)
+      in_block = line == "```" + fence;
+    else if (line.rfind("```", 0) == 0)
       in_block = false;
-    } else if (line.rfind("$ ", 0) == 0) {
+    else
+      out.emplace_back(line, n);
+  }
+  return out;
+}
+
+// The ```console blocks: each "$ " line a command, the lines after it its output.
+std::vector<Command> console_commands(const std::string& path) {
+  std::vector<Command> out;
+  for (const auto& [line, n] : fenced_lines(path, "console")) {
+    if (line.rfind("$ ", 0) == 0)
       out.push_back({line.substr(2), "", n});
-    } else if (!out.empty()) {
+    else if (!out.empty())
       out.back().expected += line + "\n";
-    }
   }
   return out;
 }
@@ -138,24 +146,12 @@ void runs_as_written(const std::string& doc, size_t at_least) {
 
 // The lines of every ```sh block: commands shown but not run here.
 std::vector<Command> shown_commands(const std::string& path) {
-  std::ifstream in(path);
   std::vector<Command> out;
-  bool in_block = false;
-  int n = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++n;
-    if (!in_block) {
-      in_block = line == "```sh";
-      continue;
-    }
-    if (line.rfind("```", 0) == 0) {
-      in_block = false;
-      continue;
-    }
+  for (const auto& [line, n] : fenced_lines(path, "sh")) {
     const size_t first = line.find_first_not_of(' ');
     if (first == std::string::npos || line[first] == '#') continue;
-    out.push_back({line.substr(first, line.find('#') == std::string::npos ? std::string::npos : line.find('#') - first),
-                   "", n});
+    const size_t comment = line.find('#');
+    out.push_back({line.substr(first, comment == std::string::npos ? std::string::npos : comment - first), "", n});
   }
   return out;
 }
