@@ -7,9 +7,9 @@
 //   trace      captures: LibTorch's tracer running the function (compiles,
 //              the eager path's captures, user traces)
 //   build      the compile's graph passes and building its GraphExecutor
-//   first_run  an entry's first executor run (the profiling executor
-//              instruments the graph and runs it)
-//   run        its later runs (the second one optimises the profiled graph)
+//   first_run  an entry's first executor run (LibTorch's simple executor:
+//              it plans the graph and runs it)
+//   run        its later runs
 //   oracle     checking results against eager and the global-state snapshots
 // Each is this thread's CPU time (CLOCK_THREAD_CPUTIME_ID), not the wall
 // clock: a loaded machine does not move it. A phase entered inside another
