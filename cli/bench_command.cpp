@@ -64,7 +64,7 @@ int bench_command(int argc, char** argv) {
       return kExitBadInput;
     }
   }
-  trainer::use_single_intra_op_thread();  // as the workloads do: one intra-op thread, OpenBLAS too
+  racelab::trainer::use_single_intra_op_thread();  // as the workloads do: one intra-op thread, OpenBLAS too
   if (!o.compare.empty() && old_run.value("quick", false) != o.quick) {
     std::fprintf(stderr, "racelab bench: %s: field 'quick': the old run %s --quick, this one %s: compare like with like\n",
                  o.compare.c_str(), old_run.value("quick", false) ? "used" : "did not use", o.quick ? "does" : "does not");

@@ -26,7 +26,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/campaign_runner.h"
+#include "campaign/campaign.h"
+#include "campaign/catalogue.h"
+#include "cli/campaign_command.h"
+#include "reports/live_report.h"
 #include "cli/cell_flags.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -35,7 +38,6 @@
 #include "engine/python_host.h"
 #include "racelab/atomic_file.h"
 #include "racelab/exit_code.h"
-#include "reports/campaign/campaign.h"
 
 namespace racelab::cli {
 namespace {
@@ -140,22 +142,25 @@ int check_torch_command(int argc, char** argv) {
                  why.c_str());
     return kExitBadInput;
   }
-  if (scenarios.empty()) scenarios = (fs::path(default_catalogue()) / "pytorch").string();
+  if (scenarios.empty()) scenarios = (fs::path(campaign::default_catalogue()) / "pytorch").string();
   std::printf("racelab check-torch: torch %s (%s), the scenarios in %s\n", torch.c_str(), python.c_str(),
               scenarios.c_str());
   std::fflush(stdout);
-  reports::install_interrupt_handlers();
+  campaign::install_interrupt_handlers();
   int rc = kExitOk;
-  auto catalogue = load_catalogue({scenarios}, &rc, true, torch);
+  auto catalogue =
+      campaign::load_catalogue({scenarios}, &rc, racelab::compile::libtorch_full_version(), true, torch);
   if (rc != kExitOk) return rc;
-  reports::CampaignOptions o;
+  campaign::CampaignOptions o;
   o.out_dir = (fs::path(out) / "campaign").string();
   o.mode = "ci";  // each cell stops at its first failure: a verdict, soonest
   o.budget_scale = scale;
-  o.libtorch = trainer::compile::libtorch_full_version();
+  o.libtorch = racelab::compile::libtorch_full_version();
   o.torch = torch;
   o.progress = !no_progress && ::isatty(2);
-  const reports::CampaignOutcome c = reports::run_campaign(catalogue, o, &racelab::run_cell);
+  reports::LiveReport c;
+  o.report = reports::live_report(&c, o.out_dir);
+  const bool interrupted = campaign::run_campaign(catalogue, o, &racelab::run_cell).interrupted;
   json doc = {{"format", "racelab-check-torch"},
               {"version", 1},
               {"torch", torch},
@@ -163,7 +168,7 @@ int check_torch_command(int argc, char** argv) {
               {"budget_scale", scale},
               {"trials", c.report["campaign"]["trials"]},
               {"wall_s", c.report["campaign"]["wall_s"]},
-              {"interrupted", c.interrupted},
+              {"interrupted", interrupted},
               {"report", "campaign/report.json"},
               {"mechanisms", summarise(c.report)}};
   const std::string md = markdown(doc);
@@ -171,7 +176,7 @@ int check_torch_command(int argc, char** argv) {
   write_file_atomically((fs::path(out) / "check-torch.md").string(), md);
   std::printf("\n%s\nwritten: %s/check-torch.md, %s/check-torch.json (campaign report: %s)\n", md.c_str(),
               out.c_str(), out.c_str(), c.files.html.c_str());
-  return c.interrupted ? kExitInterrupted : kExitOk;
+  return interrupted ? kExitInterrupted : kExitOk;
 }
 
 }  // namespace racelab::cli

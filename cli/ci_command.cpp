@@ -1,6 +1,6 @@
 // `racelab ci`: run scenario expectations as a regression check; exit 0 only
 // if every expectation holds. Also writes JUnit XML (--junit).
-#include "cli/campaign_runner.h"
+#include "cli/campaign_command.h"
 #include "cli/commands.h"
 
 namespace racelab::cli {

@@ -1,6 +1,6 @@
 // `racelab compare`: run the catalogue (default: scenarios/) and write the
 // mitigation comparison -- report.json, report.md, report.html, traces/.
-#include "cli/campaign_runner.h"
+#include "cli/campaign_command.h"
 #include "cli/commands.h"
 
 namespace racelab::cli {

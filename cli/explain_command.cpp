@@ -11,7 +11,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/campaign_runner.h"
+#include "campaign/catalogue.h"
+#include "compile/torch_compat.h"
 #include "cli/cell_flags.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -25,18 +26,18 @@ namespace {
 namespace fs = std::filesystem;
 
 // "holds" for a holds_over expectation, else "fails (classes)".
-std::string verdict_of(const reports::Expectation& e) {
+std::string verdict_of(const campaign::Expectation& e) {
   if (e.holds_over >= 0) return "holds";
   std::string classes = e.outcome;
   for (const auto& a : e.allowed) classes += (classes.empty() ? "" : "+") + a;
   return classes.empty() ? "fails" : "fails (" + classes + ")";
 }
 
-void print_scenario(const reports::Scenario& s, const std::string& torch) {
+void print_scenario(const campaign::Scenario& s, const std::string& torch) {
   std::printf("  %s (%s): %s\n", s.name.c_str(), s.race.c_str(), s.file.c_str());
   // Whether the race is there on that torch: what its scenario expects with no
   // mitigation, by that version's entries (expectations_by_torch).
-  const reports::Expectation* none = torch.empty() ? nullptr : s.expectation_for("none");
+  const campaign::Expectation* none = torch.empty() ? nullptr : s.expectation_for("none");
   if (none != nullptr) {
     std::printf("    on torch %s: %s (%s)\n", torch.c_str(),
                 verdict_of(*none) == "holds" ? "absent, no mitigation needed" : "present",
@@ -56,12 +57,12 @@ void print_scenario(const reports::Scenario& s, const std::string& torch) {
   std::printf("    reproduce: racelab run %s -m none -s random -n 10\n", s.workload.c_str());
 }
 
-void print_known(const KnownMessage& m, const std::vector<reports::Scenario>& catalogue, const std::string& dir,
+void print_known(const KnownMessage& m, const std::vector<campaign::Scenario>& catalogue, const std::string& dir,
                  const std::string& torch) {
   std::printf("known message: %s\n  %s\n\n%s\n\nscenarios that reproduce it (expectations from %s):\n", m.id.c_str(),
               m.message.c_str(), m.meaning.c_str(), dir.c_str());
   for (const auto& name : m.scenarios) {
-    const reports::Scenario* found = nullptr;
+    const campaign::Scenario* found = nullptr;
     for (const auto& s : catalogue)
       if (s.name == name) found = &s;
     if (found != nullptr)
@@ -108,7 +109,7 @@ int explain_command(int argc, char** argv) {
                 "Known messages: racelab explain --list. Walkthrough of the known ones: docs/WALKTHROUGH.md\n");
     return kExitExpectationFailed;  // 1: not known
   }
-  if (dir.empty()) dir = default_catalogue();
+  if (dir.empty()) dir = campaign::default_catalogue();
   int rc = kExitOk;
   // Only the expectations are read: the workloads are not looked up, so the
   // lean binary answers without LibTorch (cli/torch_part.h).
@@ -121,8 +122,9 @@ int explain_command(int argc, char** argv) {
       return kExitBadInput;
     }
   }
-  if (!torch.empty()) torch = reports::libtorch_key(torch);
-  const auto catalogue = load_catalogue({dir}, &rc, /*check_workloads=*/false, torch);
+  if (!torch.empty()) torch = campaign::libtorch_key(torch);
+  const auto catalogue = campaign::load_catalogue({dir}, &rc, racelab::compile::libtorch_full_version(),
+                                                 /*check_workloads=*/false, torch);
   if (rc != kExitOk) return rc;
   for (size_t i = 0; i < matches.size(); ++i) {
     if (i > 0) std::printf("\n");

@@ -4,7 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/campaign_runner.h"
+#include "cli/campaign_command.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "racelab/exit_code.h"
@@ -28,7 +28,7 @@ int merge_command(int argc, char** argv) {
   std::vector<std::string> errors;
   nlohmann::json report;
   try {
-    report = rebuild_report(results, &errors);
+    report = reports::rebuild_report(results, &errors);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "racelab merge: %s\n", e.what());
     return kExitBadInput;

@@ -19,7 +19,7 @@
 namespace racelab::cli {
 
 int train_command(int argc, char** argv) {
-  trainer::TrainOptions o;
+  racelab::trainer::TrainOptions o;
   // The defaults of `racelab train`: about 2-3 minutes end to end on 2 CPU cores.
   o.target.d_model = 64;
   o.target.layers = 2;
@@ -128,8 +128,8 @@ int train_command(int argc, char** argv) {
 
   return run_guarded(
       [&] {
-        trainer::install_sigint_handler();
-        auto r = trainer::run_training(o);
+        racelab::trainer::install_sigint_handler();
+        auto r = racelab::trainer::run_training(o);
         if (!quiet) {
           std::printf("summary: %s/summary.json  drafter steps/s %.2f  wall %.1fs\n", o.out_dir.c_str(),
                       r.json["drafters"].value("steps_per_s", 0.0), r.json.value("wall_seconds", 0.0));

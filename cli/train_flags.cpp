@@ -15,7 +15,7 @@
 
 namespace racelab::cli {
 
-void add_corpus_flags(CLI::App& app, trainer::CorpusOptions& c) {
+void add_corpus_flags(CLI::App& app, racelab::trainer::CorpusOptions& c) {
   app.add_option("--data", c.data_file, "Plain-text training file (byte-level tokens); default: the synthetic language");
   app.add_option("--corpus-seed", c.synthetic.seed, "Seed of the synthetic language")->capture_default_str();
   app.add_option("--corpus-tokens", c.synthetic.tokens, "Tokens in the synthetic corpus")
@@ -23,7 +23,7 @@ void add_corpus_flags(CLI::App& app, trainer::CorpusOptions& c) {
       ->check(CLI::Range(int64_t{4096}, int64_t{100000000}));
 }
 
-void add_target_flags(CLI::App& app, trainer::TargetConfig& t, trainer::TargetTrainConfig& tt) {
+void add_target_flags(CLI::App& app, racelab::trainer::TargetConfig& t, racelab::trainer::TargetTrainConfig& tt) {
   app.add_option("--d-model", t.d_model, "Target width")->capture_default_str()->check(CLI::Range(8, 4096));
   app.add_option("--layers", t.layers, "Target layers")->capture_default_str()->check(CLI::Range(1, 64));
   app.add_option("--heads", t.heads, "Target attention heads")->capture_default_str()->check(CLI::Range(1, 64));
@@ -39,11 +39,11 @@ void add_target_flags(CLI::App& app, trainer::TargetConfig& t, trainer::TargetTr
 void add_device_flag(CLI::App& app, std::string& device) {
   app.add_option("--device", device, "Where the models and batches live: cpu, cuda or cuda:N")
       ->capture_default_str()
-      ->check(CLI::Validator(trainer::check_compute_device, "DEVICE"));
+      ->check(CLI::Validator(racelab::trainer::check_compute_device, "DEVICE"));
 }
 
 std::string check_mitigation(const std::string& m) {
-  const auto& names = trainer::compile::mitigation_names();
+  const auto& names = racelab::compile::mitigation_names();
   if (std::find(names.begin(), names.end(), m) != names.end()) return {};
   return fmt::format("unknown mitigation '{}' (expected one of: {})", m, fmt::join(names, ", "));
 }
@@ -51,14 +51,14 @@ std::string check_mitigation(const std::string& m) {
 int run_guarded(const std::function<int()>& body, const char* cmd) {
   try {
     return body();
-  } catch (const trainer::BadInput& e) {
+  } catch (const racelab::trainer::BadInput& e) {
     std::fprintf(stderr, "racelab %s: %s\n", cmd, e.what());
     return kExitBadInput;
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "racelab %s: invalid configuration: %s\n", cmd, e.what());
     return kExitUsage;
   } catch (const std::exception& e) {
-    if (!trainer::stop_flag().load()) throw;
+    if (!racelab::trainer::stop_flag().load()) throw;
     std::fprintf(stderr, "racelab %s: interrupted: %s\n", cmd, e.what());
     return kExitInterrupted;
   }

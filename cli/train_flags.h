@@ -1,6 +1,6 @@
 // cli/train_flags.h -- what `racelab train` and `racelab train-target` share:
 // corpus and target flags, the mitigation check, and the mapping of the
-// trainer's failures onto exit codes. Flags map 1:1 onto trainer::TrainOptions
+// trainer's failures onto exit codes. Flags map 1:1 onto racelab::trainer::TrainOptions
 // (trainer/train/run.h).
 #ifndef RACELAB_CLI_TRAIN_FLAGS_H_
 #define RACELAB_CLI_TRAIN_FLAGS_H_
@@ -14,8 +14,8 @@
 
 namespace racelab::cli {
 
-void add_corpus_flags(CLI::App& app, trainer::CorpusOptions& corpus);
-void add_target_flags(CLI::App& app, trainer::TargetConfig& target, trainer::TargetTrainConfig& training);
+void add_corpus_flags(CLI::App& app, racelab::trainer::CorpusOptions& corpus);
+void add_target_flags(CLI::App& app, racelab::trainer::TargetConfig& target, racelab::trainer::TargetTrainConfig& training);
 
 // --device cpu|cuda|cuda:N, checked at parse time: a device this build cannot use
 // here (no CUDA in this LibTorch, no such GPU) is a usage error (exit 2) naming why.
@@ -24,7 +24,7 @@ void add_device_flag(CLI::App& app, std::string& device);
 // A CLI11 validator: "" for a known mitigation, else the message listing them.
 std::string check_mitigation(const std::string& name);
 
-// Runs `body`; an unusable file (trainer::BadInput) exits kExitBadInput, an
+// Runs `body`; an unusable file (racelab::trainer::BadInput) exits kExitBadInput, an
 // invalid configuration kExitUsage, anything thrown after Ctrl-C
 // kExitInterrupted. Other exceptions propagate (main reports them as internal).
 int run_guarded(const std::function<int()>& body, const char* command);

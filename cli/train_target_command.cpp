@@ -20,9 +20,9 @@
 namespace racelab::cli {
 
 int train_target_command(int argc, char** argv) {
-  trainer::CorpusOptions corpus;
-  trainer::TargetConfig t;
-  trainer::TargetTrainConfig tt;
+  racelab::trainer::CorpusOptions corpus;
+  racelab::trainer::TargetConfig t;
+  racelab::trainer::TargetTrainConfig tt;
   tt.steps = 300;
   std::string out = "racelab-target.ckpt", load, export_ts, device = "cpu";
   uint64_t seed = 1;
@@ -46,16 +46,16 @@ int train_target_command(int argc, char** argv) {
   tt.seed = seed;
   return run_guarded(
       [&] {
-        trainer::use_single_intra_op_thread();
-        trainer::install_sigint_handler();
-        auto c = trainer::load_corpus(corpus);
+        racelab::trainer::use_single_intra_op_thread();
+        racelab::trainer::install_sigint_handler();
+        auto c = racelab::trainer::load_corpus(corpus);
         if (!load.empty()) {
-          auto target = trainer::load_target(load);
-          target->to(trainer::compute_device(device));
+          auto target = racelab::trainer::load_target(load);
+          target->to(racelab::trainer::compute_device(device));
           if (target->config().vocab_size != c.vocab_size)
-            throw trainer::BadInput(fmt::format("target '{}': vocabulary {} does not match the corpus ({})", load,
+            throw racelab::trainer::BadInput(fmt::format("target '{}': vocabulary {} does not match the corpus ({})", load,
                                        target->config().vocab_size, c.vocab_size));
-          double h = trainer::heldout_loss(*target, c, std::min(tt.seq_len, target->config().max_len - 1), tt.batch,
+          double h = racelab::trainer::heldout_loss(*target, c, std::min(tt.seq_len, target->config().max_len - 1), tt.batch,
                                            tt.eval_batches, seed);
           std::printf("target %s (%s): held-out loss %.4f\n", load.c_str(), target->kind().c_str(), h);
           return static_cast<int>(kExitOk);
@@ -63,20 +63,20 @@ int train_target_command(int argc, char** argv) {
         t.vocab_size = c.vocab_size;
         if (tt.seq_len >= t.max_len)
           throw std::invalid_argument(fmt::format("--target-seq-len {} must be < --max-len {}", tt.seq_len, t.max_len));
-        trainer::NativeTarget target(t, seed);
-        target.to(trainer::compute_device(device));  // before train_target's optimizer takes the parameters
-        auto r = trainer::train_target(target, c, tt, nullptr, !quiet, &trainer::stop_flag());
+        racelab::trainer::NativeTarget target(t, seed);
+        target.to(racelab::trainer::compute_device(device));  // before train_target's optimizer takes the parameters
+        auto r = racelab::trainer::train_target(target, c, tt, nullptr, !quiet, &racelab::trainer::stop_flag());
         if (r.interrupted) {
           std::fprintf(stderr, "interrupted after %lld steps; nothing saved\n", static_cast<long long>(r.steps));
           return static_cast<int>(kExitInterrupted);
         }
-        trainer::save_target(target, out,
+        racelab::trainer::save_target(target, out,
                              {{"corpus", c.source},
                               {"corpus_fingerprint", fmt::format("{:016x}", c.fingerprint())},
                               {"steps", r.steps},
                               {"train_loss", r.train_loss},
                               {"heldout_loss", r.heldout_loss}});
-        if (!export_ts.empty()) trainer::export_torchscript(target, export_ts);
+        if (!export_ts.empty()) racelab::trainer::export_torchscript(target, export_ts);
         std::printf("target: %lld steps in %.1fs, train loss %.4f, held-out loss %.4f -> %s\n",
                     static_cast<long long>(r.steps), r.seconds, r.train_loss, r.heldout_loss, out.c_str());
         return static_cast<int>(kExitOk);

@@ -4,11 +4,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/campaign_runner.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "racelab/exit_code.h"
-#include "reports/campaign/matrix.h"
+#include "campaign/catalogue.h"
+#include "campaign/matrix.h"
+#include "compile/torch_compat.h"
 
 namespace racelab::cli {
 
@@ -19,10 +20,10 @@ int validate_command(int argc, char** argv) {
   app.add_option("files", paths, "Scenario files or directories of *.json")->required();
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   int rc = kExitOk;
-  auto scenarios = load_catalogue(paths, &rc);
+  auto scenarios = campaign::load_catalogue(paths, &rc, racelab::compile::libtorch_full_version());
   if (rc != kExitOk) return rc;
   for (const auto& s : scenarios) {
-    size_t cells = reports::plan_cells({s}, {}).size();
+    size_t cells = campaign::plan_cells({s}, {}).size();
     std::printf("ok  %-28s %s (%zu mitigations, %zu cells)\n", s.name.c_str(), s.file.c_str(), s.mitigations.size(),
                 cells);
   }

@@ -14,7 +14,7 @@
 #include "compile/point_names.h"
 #include "compile/mitigation/mitigation.h"
 
-namespace trainer::compile {
+namespace racelab::compile {
 namespace {
 
 struct AttentionState {
@@ -90,4 +90,4 @@ AttentionStats attention_stats() {
 
 void reset_attention() { rebuild(state()); }
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile

@@ -15,7 +15,7 @@
 
 #include <ATen/ATen.h>
 
-namespace trainer::compile {
+namespace racelab::compile {
 
 // The names racelab accepts for --mitigation (docs/ARCHITECTURE.md, mitigations), in display order.
 const std::vector<std::string>& mitigation_names();
@@ -48,6 +48,6 @@ AttentionStats attention_stats();
 // Fresh compile state (cache, counters, capture flag); mitigation unchanged.
 void reset_attention();
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile
 
 #endif  // RACELAB_COMPILE_ATTENTION_KERNEL_H_

@@ -6,7 +6,7 @@
 
 #include "compile/capture_state.h"
 
-namespace trainer::compile {
+namespace racelab::compile {
 
 at::Tensor eager_masked_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                   const at::Tensor& mask) {
@@ -23,4 +23,4 @@ std::vector<at::Tensor> masked_attention_fn(const std::vector<at::Tensor>& in) {
   return {eager_masked_attention(in[0], in[1], in[2], in[3])};
 }
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile

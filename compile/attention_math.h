@@ -8,7 +8,7 @@
 
 #include <ATen/ATen.h>
 
-namespace trainer::compile {
+namespace racelab::compile {
 
 // q: [B, H, Lq, D], k/v: [B, H, Lk, D], mask: [Lq, Lk] bool (true = may attend).
 at::Tensor eager_masked_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
@@ -18,6 +18,6 @@ at::Tensor eager_masked_attention(const at::Tensor& q, const at::Tensor& k, cons
 // "masked_attention" through the current runtime's module-call patch.
 std::vector<at::Tensor> masked_attention_fn(const std::vector<at::Tensor>& inputs);
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile
 
 #endif  // RACELAB_COMPILE_ATTENTION_MATH_H_

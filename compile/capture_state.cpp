@@ -6,7 +6,7 @@
 #include "racelab/point.h"
 #include "compile/point_names.h"
 
-namespace trainer::compile {
+namespace racelab::compile {
 namespace {
 
 std::atomic<uint64_t> g_next_runtime_id{1};
@@ -302,4 +302,4 @@ void module_call(CaptureRuntime& rt, const std::string& module) {
   if (auto patch = rt.active_patch()) patch->record(module);
 }
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile

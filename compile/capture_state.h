@@ -38,7 +38,7 @@
 #include "racelab/sync.h"
 #include "compile/point_names.h"
 
-namespace trainer::compile {
+namespace racelab::compile {
 
 enum class FlagScope { kGlobal, kThreadLocal };
 enum class FlagType { kPlain, kAtomic };
@@ -270,6 +270,6 @@ void compilation_env(CaptureRuntime& rt, const std::function<void()>& compile,
 // a patch is installed (the wrong trace when another thread is capturing).
 void module_call(CaptureRuntime& rt, const std::string& module);
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile
 
 #endif  // RACELAB_COMPILE_CAPTURE_STATE_H_

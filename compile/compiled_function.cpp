@@ -20,7 +20,7 @@
 #include "compile/point_names.h"
 #include "compile/trial_phases.h"
 
-namespace trainer::compile {
+namespace racelab::compile {
 namespace {
 
 // Captures `fn` on `inputs` with LibTorch's tracer. The tracer's state is
@@ -331,4 +331,4 @@ std::shared_ptr<torch::jit::Graph> user_trace(CaptureRuntime& rt, const TensorFn
   return graph;
 }
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile

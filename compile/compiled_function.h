@@ -36,7 +36,7 @@ struct Graph;
 struct GraphExecutor;
 }  // namespace torch::jit
 
-namespace trainer::compile {
+namespace racelab::compile {
 
 using TensorFn = std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>&)>;
 
@@ -134,6 +134,6 @@ std::shared_ptr<torch::jit::Graph> user_trace(CaptureRuntime& rt, const TensorFn
                                               const std::vector<at::Tensor>& inputs,
                                               std::vector<std::string>* module_calls = nullptr);
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile
 
 #endif  // RACELAB_COMPILE_COMPILED_FUNCTION_H_

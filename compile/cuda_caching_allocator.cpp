@@ -3,7 +3,7 @@
 
 #include <mutex>
 
-namespace trainer::compile::cuda {
+namespace racelab::compile::cuda {
 
 Error CachingAllocator::malloc(Ptr* out, size_t words, Stream stream) {
   std::lock_guard<racelab::Mutex> lock(mu_);
@@ -113,4 +113,4 @@ CacheStats HostCachingAllocator::stats() const {
   return stats_;
 }
 
-}  // namespace trainer::compile::cuda
+}  // namespace racelab::compile::cuda

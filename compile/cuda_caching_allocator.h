@@ -37,7 +37,7 @@
 #include "compile/cuda_capture.h"
 #include "compile/point_names.h"
 
-namespace trainer::compile::cuda {
+namespace racelab::compile::cuda {
 
 struct CacheStats {
   int64_t hits = 0;
@@ -73,7 +73,7 @@ class CachingAllocator {
   };
 
   Runtime& rt_;
-  mutable racelab::Mutex mu_{trainer::points::kCudaCacheLock};
+  mutable racelab::Mutex mu_{racelab::compile::points::kCudaCacheLock};
   Pool shared_;
   std::map<uint64_t, Pool> private_;  // by capture id
   std::map<Ptr, Owner> owners_;       // every block this allocator made
@@ -95,12 +95,12 @@ class HostCachingAllocator {
 
  private:
   Runtime& rt_;
-  mutable racelab::Mutex mu_{trainer::points::kCudaHostCacheLock};
+  mutable racelab::Mutex mu_{racelab::compile::points::kCudaHostCacheLock};
   std::map<size_t, std::vector<Ptr>> cache_;
   std::map<Ptr, size_t> sizes_;
   CacheStats stats_;
 };
 
-}  // namespace trainer::compile::cuda
+}  // namespace racelab::compile::cuda
 
 #endif  // RACELAB_COMPILE_CUDA_CACHING_ALLOCATOR_H_

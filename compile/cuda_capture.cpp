@@ -12,10 +12,10 @@
 #include "racelab/point.h"
 #include "compile/point_names.h"
 
-namespace trainer::compile::cuda {
+namespace racelab::compile::cuda {
 namespace {
 
-namespace P = trainer::points;
+namespace P = racelab::compile::points;
 using racelab::Access;
 
 thread_local Runtime* t_current = nullptr;
@@ -379,4 +379,4 @@ CaptureModeGuard::~CaptureModeGuard() noexcept(false) {
   (void)rt_.thread_exchange_capture_mode(&m);
 }
 
-}  // namespace trainer::compile::cuda
+}  // namespace racelab::compile::cuda

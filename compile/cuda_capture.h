@@ -77,7 +77,7 @@
 #include <string>
 #include <vector>
 
-namespace trainer::compile::cuda {
+namespace racelab::compile::cuda {
 
 // cudaStreamCaptureMode, same values.
 enum class CaptureMode { kGlobal = 0, kThreadLocal = 1, kRelaxed = 2 };
@@ -282,6 +282,6 @@ class CaptureModeGuard {
   CaptureMode previous_;
 };
 
-}  // namespace trainer::compile::cuda
+}  // namespace racelab::compile::cuda
 
 #endif  // RACELAB_COMPILE_CUDA_CAPTURE_H_

@@ -14,7 +14,7 @@
 #include "compile/cuda_capture.h"
 #include "compile/mitigation/mitigation.h"
 
-namespace trainer::compile::cuda {
+namespace racelab::compile::cuda {
 namespace {
 
 using mitigation::Mitigation;
@@ -297,4 +297,4 @@ MicroResult run_cuda_graph_capture(const CudaGraphConfig& config) {
 
 void reset_cuda_for_trial() { Runtime::process().reset(); }
 
-}  // namespace trainer::compile::cuda
+}  // namespace racelab::compile::cuda

@@ -1,6 +1,6 @@
 // compile/cuda_graph_workload.h -- the CUDA graph-capture race as a trial
 // body, on the CPU model of the CUDA runtime (compile/cuda_capture.h). The
-// harness glue (scenarios/workloads/cuda_workloads.cpp) registers it as the
+// harness glue (scenarios/register/cuda_workloads.cpp) registers it as the
 // workload cuda_graph_capture; LibTorch-free.
 //
 // The threads (TrialInput.threads, at least 2):
@@ -51,7 +51,7 @@
 
 #include "compile/micro_workloads.h"
 
-namespace trainer::compile::cuda {
+namespace racelab::compile::cuda {
 
 inline constexpr const char* kCudaGraphWorkload = "cuda_graph_capture";
 
@@ -83,6 +83,6 @@ MicroResult run_cuda_graph_capture(const CudaGraphConfig& config);
 // The process's runtime back to its initial state (between trials).
 void reset_cuda_for_trial();
 
-}  // namespace trainer::compile::cuda
+}  // namespace racelab::compile::cuda
 
 #endif  // RACELAB_COMPILE_CUDA_GRAPH_WORKLOAD_H_

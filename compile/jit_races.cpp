@@ -20,7 +20,7 @@ namespace torch::jit {
 TORCH_API void overrideCanFuseOnCPU(bool value);
 }  // namespace torch::jit
 
-namespace trainer::compile {
+namespace racelab::compile {
 
 JitSetting parse_jit_setting(const std::string& name) {
   if (name == "profiling_mode") return JitSetting::kProfilingMode;
@@ -138,4 +138,4 @@ void enable_te_interpreter() {
   torch::jit::getExecutorMode() = true;
 }
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile

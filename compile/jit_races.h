@@ -20,7 +20,7 @@
 
 #include <ATen/ATen.h>
 
-namespace trainer::compile {
+namespace racelab::compile {
 
 enum class JitSetting { kProfilingMode, kTexprFuser, kExecutorOptimize };
 // "profiling_mode" | "texpr_fuser" | "executor_optimize"; throws
@@ -58,6 +58,6 @@ std::string last_optimized_graph_text();
 // executor on. reset_for_trial() puts the process-initial values back.
 void enable_te_interpreter();
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile
 
 #endif  // RACELAB_COMPILE_JIT_RACES_H_

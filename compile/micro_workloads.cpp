@@ -23,7 +23,7 @@
 #include "compile/torch_compat.h"
 #include "compile/trial_phases.h"
 
-namespace trainer::compile {
+namespace racelab::compile {
 namespace {
 
 using mitigation::Mitigation;
@@ -542,4 +542,4 @@ MicroResult run_micro(const MicroConfig& config) {
   return r;
 }
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile

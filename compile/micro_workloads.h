@@ -1,5 +1,5 @@
 // compile/micro_workloads.h -- the compile-layer races as small,
-// repeatable trial bodies. The harness glue (scenarios/workloads/
+// repeatable trial bodies. The harness glue (scenarios/register/
 // compile_workloads.cpp) registers each as a racelab::Workload; the tests run
 // them under a latch controller. A body runs on the calling (managed) thread,
 // starts its workers as racelab::Threads, joins them, and reports what the
@@ -38,7 +38,7 @@
 
 #include "compile/capture_state.h"
 
-namespace trainer::compile {
+namespace racelab::compile {
 
 struct MicroConfig {
   std::string workload;
@@ -87,6 +87,6 @@ bool micro_needs_free_running(const std::string& workload);
 // mitigation. Call reset_for_trial() (oracles.h) before it.
 MicroResult run_micro(const MicroConfig& config);
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile
 
 #endif  // RACELAB_COMPILE_MICRO_WORKLOADS_H_

@@ -15,7 +15,7 @@ TORCH_API bool canFuseOnCPU();
 TORCH_API void overrideCanFuseOnCPU(bool value);
 }  // namespace torch::jit
 
-namespace trainer::compile {
+namespace racelab::compile {
 
 JitSettings JitSettings::read() {
   JitSettings s;
@@ -78,4 +78,4 @@ void reset_for_trial() {
   reset_attention();
 }
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile

@@ -8,7 +8,7 @@
 
 #include "compile/capture_state.h"
 
-namespace trainer::compile {
+namespace racelab::compile {
 
 // LibTorch 1.13 JIT settings. The first four are process-global (races);
 // executor_optimize is thread-local in LibTorch (this thread's value).
@@ -40,6 +40,6 @@ struct GlobalSnapshot {
 // attention kernel's cache and counters. Call with no worker thread running.
 void reset_for_trial();
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile
 
 #endif  // RACELAB_COMPILE_ORACLES_H_

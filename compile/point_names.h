@@ -8,7 +8,7 @@
 #ifndef RACELAB_COMPILE_POINT_NAMES_H_
 #define RACELAB_COMPILE_POINT_NAMES_H_
 
-namespace trainer::points {
+namespace racelab::compile::points {
 
 // A compiled call (CompiledFunction::operator()) and the mitigation around it.
 inline constexpr const char* kCompiledEnter = "compiled.enter";      // before the mitigation
@@ -73,6 +73,6 @@ inline constexpr const char* kCudaHostCacheLock = "cuda_host_cache.lock";
 // Micro workload bodies.
 inline constexpr const char* kWorkerIteration = "worker.iteration";
 
-}  // namespace trainer::points
+}  // namespace racelab::compile::points
 
 #endif  // RACELAB_COMPILE_POINT_NAMES_H_

@@ -16,7 +16,7 @@
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/api/include/torch/version.h>
 
-namespace trainer::compile {
+namespace racelab::compile {
 
 // "1.13", "2.6": the LibTorch this binary was compiled against. Expectations are keyed
 // by it, since the races of process-global JIT state are a property of the version.
@@ -27,6 +27,6 @@ inline std::string libtorch_version() {
 // "1.13.1", "2.6.0": the full version, for reports.
 inline std::string libtorch_full_version() { return TORCH_VERSION; }
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile
 
 #endif  // RACELAB_COMPILE_TORCH_COMPAT_H_

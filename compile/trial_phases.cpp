@@ -5,7 +5,7 @@
 
 #include <atomic>
 
-namespace trainer::compile {
+namespace racelab::compile {
 namespace {
 
 std::atomic<int64_t> g_ns[static_cast<int>(Phase::kCount)];
@@ -56,4 +56,4 @@ std::map<std::string, double> phase_cpu_ms() {
   return m;
 }
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile

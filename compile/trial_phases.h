@@ -24,7 +24,7 @@
 #include <map>
 #include <string>
 
-namespace trainer::compile {
+namespace racelab::compile {
 
 enum class Phase { kInputs, kTrace, kBuild, kFirstRun, kRun, kOracle, kCount };
 
@@ -50,6 +50,6 @@ void reset_phases();
 // Every phase's CPU milliseconds since the last reset, by phase_name.
 std::map<std::string, double> phase_cpu_ms();
 
-}  // namespace trainer::compile
+}  // namespace racelab::compile
 
 #endif  // RACELAB_COMPILE_TRIAL_PHASES_H_

@@ -1,7 +1,7 @@
 // cuda/caching_pool.cpp -- the caching allocator over the real runtime (caching_pool.h).
 #include "cuda/caching_pool.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 
 cudaError_t CachingPool::allocate(Kind kind, size_t bytes, void** out, bool* missed, cudaStream_t capturing) {
   *out = nullptr;
@@ -77,4 +77,4 @@ int CachingPool::misses() const {
   return misses_;
 }
 
-}  // namespace cuda_real
+}  // namespace racelab::cuda

@@ -25,7 +25,7 @@
 
 #include <cuda_runtime_api.h>
 
-namespace cuda_real {
+namespace racelab::cuda {
 
 class CachingPool {
  public:
@@ -62,6 +62,6 @@ class CachingPool {
   int misses_ = 0;
 };
 
-}  // namespace cuda_real
+}  // namespace racelab::cuda
 
 #endif  // RACELAB_CUDA_CACHING_POOL_H_

@@ -13,7 +13,7 @@
 #include "cuda/caching_pool.h"
 #include "engine/child_process.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 
 std::string capture_child_path() {
   if (const char* env = std::getenv("RACELAB_CUDA_CAPTURE"); env != nullptr && *env != '\0') return env;
@@ -94,4 +94,4 @@ int capture_child_main(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace cuda_real
+}  // namespace racelab::cuda

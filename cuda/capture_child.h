@@ -16,7 +16,7 @@
 
 #include "cuda/capture_loop.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 
 inline constexpr const char* kCaptureChildName = "racelab-cuda-capture";
 // Holds the pid of the trial process that started the child, which the child
@@ -34,6 +34,6 @@ bool parse_capture_child_output(const std::string& out, LogSink& sink, std::stri
 // The child's whole program (argv as capture_child_args makes it); its exit code.
 int capture_child_main(int argc, char** argv);
 
-}  // namespace cuda_real
+}  // namespace racelab::cuda
 
 #endif  // RACELAB_CUDA_CAPTURE_CHILD_H_

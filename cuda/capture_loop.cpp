@@ -8,7 +8,7 @@
 #include "cuda/fill_kernel.h"
 #include "racelab/point.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 
 void LogSink::call(Role role, int thread, std::string api, cudaError_t code, bool during_foreign_capture) {
   std::lock_guard<std::mutex> lk(mu_);
@@ -121,4 +121,4 @@ void capture_loop(const CaptureSpec& spec, CachingPool& pool, racelab::Mutex* lo
   cudaGetLastError();
 }
 
-}  // namespace cuda_real
+}  // namespace racelab::cuda

@@ -15,7 +15,7 @@
 #include "cuda/capture_oracle.h"
 #include "racelab/sync.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 
 struct CaptureSpec {
   int kernels = 2;  // kernels in the captured region, each filling a scratch block of its own
@@ -45,6 +45,6 @@ class LogSink {
 void capture_loop(const CaptureSpec& spec, CachingPool& pool, racelab::Mutex* lock, std::atomic<int>* open,
                   LogSink& sink);
 
-}  // namespace cuda_real
+}  // namespace racelab::cuda
 
 #endif  // RACELAB_CUDA_CAPTURE_LOOP_H_

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-namespace cuda_real {
+namespace racelab::cuda {
 
 const char* role_name(Role r) {
   switch (r) {
@@ -51,4 +51,4 @@ racelab::Observation observe(const TrialLog& log) {
   return obs;
 }
 
-}  // namespace cuda_real
+}  // namespace racelab::cuda

@@ -35,7 +35,7 @@
 
 #include "racelab/workload.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 
 // Who made a call: the capturing thread, the loader (pins and allocates) or a worker.
 enum class Role { kCapture, kLoader, kWorker };
@@ -68,6 +68,6 @@ std::string code_name(cudaError_t code);
 // count them by kind ("unsupported", "invalidated", "unsafe_in_capture", ...).
 racelab::Observation observe(const TrialLog& log);
 
-}  // namespace cuda_real
+}  // namespace racelab::cuda
 
 #endif  // RACELAB_CUDA_CAPTURE_ORACLE_H_

@@ -1,7 +1,7 @@
 // cuda/fill_kernel.cu -- the fill kernel the capture records (fill_kernel.h).
 #include "cuda/fill_kernel.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 namespace {
 
 __global__ void fill(float* p, int n, float value) {
@@ -17,4 +17,4 @@ cudaError_t launch_fill(cudaStream_t stream, float* p, int n, float value) {
   return cudaGetLastError();
 }
 
-}  // namespace cuda_real
+}  // namespace racelab::cuda

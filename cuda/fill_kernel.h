@@ -6,12 +6,12 @@
 
 #include <cuda_runtime_api.h>
 
-namespace cuda_real {
+namespace racelab::cuda {
 
 // Launches the fill on `stream` (recorded, not run, while the stream captures);
 // returns the launch's own error.
 cudaError_t launch_fill(cudaStream_t stream, float* p, int n, float value);
 
-}  // namespace cuda_real
+}  // namespace racelab::cuda
 
 #endif  // RACELAB_CUDA_FILL_KERNEL_H_

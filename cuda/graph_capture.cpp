@@ -24,7 +24,7 @@
 #include "racelab/sync.h"
 
 
-namespace cuda_real {
+namespace racelab::cuda {
 
 const std::vector<std::string>& mitigations() {
   // The order of racelab's mitigation list (compile/mitigation/), as the model's scenario has it.
@@ -209,4 +209,4 @@ racelab::Observation run_trial(const racelab::TrialInput& in) {
   return obs;
 }
 
-}  // namespace cuda_real
+}  // namespace racelab::cuda

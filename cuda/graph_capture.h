@@ -44,7 +44,7 @@
 
 #include "racelab/workload.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 
 inline constexpr const char* kWorkloadName = "cuda_graph_capture_cuda";
 
@@ -72,6 +72,6 @@ void check_knobs(const nlohmann::json& knobs);  // racelab::KnobError
 // The trial body (racelab/workload.h).
 racelab::Observation run_trial(const racelab::TrialInput& in);
 
-}  // namespace cuda_real
+}  // namespace racelab::cuda
 
 #endif  // RACELAB_CUDA_GRAPH_CAPTURE_H_

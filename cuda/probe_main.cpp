@@ -10,7 +10,7 @@
 #include "cuda/graph_capture.h"
 
 int main() {
-  const std::string& reason = cuda_real::no_device_reason();
+  const std::string& reason = racelab::cuda::no_device_reason();
   if (!reason.empty()) {
     std::printf("%s\n", reason.c_str());
     return 77;

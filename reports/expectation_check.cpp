@@ -12,6 +12,8 @@
 #include "engine/outcome.h"
 
 namespace racelab::reports {
+
+using namespace racelab::campaign;
 namespace {
 
 using nlohmann::json;

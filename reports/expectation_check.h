@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/campaign/matrix.h"
-#include "reports/campaign/scenario.h"
+#include "campaign/matrix.h"
+#include "campaign/scenario.h"
 #include "reports/cell_stats.h"
 
 namespace racelab::reports {
@@ -18,7 +18,8 @@ namespace racelab::reports {
 // {"status": pass|fail|incomplete, "expectation", "describe", "why", "clauses",
 //  "cells", "trials", "failures"}. `scale` is the campaign's budget scale
 // (holds_over counts scale with it).
-nlohmann::json check_expectation(const Scenario& s, const Expectation& e, const std::vector<PlannedCell>& plan,
+nlohmann::json check_expectation(const campaign::Scenario& s, const campaign::Expectation& e,
+                                 const std::vector<campaign::PlannedCell>& plan,
                                  const std::map<CellKey, CellStats>& stats, double scale);
 
 }  // namespace racelab::reports

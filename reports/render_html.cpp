@@ -14,6 +14,7 @@
 #include "reports/xml_escape.h"
 
 namespace racelab::reports {
+
 namespace {
 
 using nlohmann::json;

@@ -6,6 +6,7 @@
 #include "reports/xml_escape.h"
 
 namespace racelab::reports {
+
 namespace {
 
 using nlohmann::json;

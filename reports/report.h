@@ -11,10 +11,11 @@
 #define RACELAB_REPORTS_REPORT_H_
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "reports/campaign/results_log.h"
+#include "campaign/results_log.h"
 
 namespace racelab::reports {
 
@@ -23,7 +24,14 @@ inline constexpr int kReportVersion = 1;
 
 // Throws std::runtime_error when merged results disagree (different budget
 // scales or modes), naming the files' shards.
-nlohmann::json build_report(const ResultsData& data);
+nlohmann::json build_report(const campaign::ResultsData& data);
+
+// The report of results files (campaign/results_log.h): local shards, or a
+// CI matrix's shards (`racelab merge`). Each shard counts once: a file given
+// twice, or two files of the same shard of one campaign, is a problem, and so
+// is a file that cannot be read. Problems go to *errors; null when no file
+// has a header.
+nlohmann::json rebuild_report(const std::vector<std::string>& results_files, std::vector<std::string>* errors);
 
 // Expectation totals of a report: {"total", "passed", "failed", "incomplete"}.
 bool all_expectations_pass(const nlohmann::json& report);
@@ -41,10 +49,6 @@ std::string render_junit(const nlohmann::json& report);  // one <testcase> per e
 // and preemptions as instants, the failing step as a global marker. One step is
 // drawn as one microsecond.
 nlohmann::json chrome_trace(const nlohmann::json& schedule);
-
-// Where the minimised version of a schedule file lives (x.json -> x.min.json).
-// The report draws the minimised schedule when that file exists.
-std::string minimized_schedule_path(const std::string& schedule_file);
 
 struct ReportFiles {
   std::string json, markdown, html, junit;  // empty: not written

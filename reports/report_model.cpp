@@ -14,8 +14,9 @@
 #include "engine/driver.h"
 #include "engine/outcome.h"
 #include "reports/beside_model.h"
-#include "reports/campaign/matrix.h"
-#include "reports/campaign/scenario.h"
+#include "campaign/matrix.h"
+#include "campaign/minimize_timelines.h"
+#include "campaign/scenario.h"
 #include "reports/cell_stats.h"
 #include "reports/expectation_check.h"
 #include "reports/grounds.h"
@@ -23,6 +24,8 @@
 #include "reports/stats.h"
 
 namespace racelab::reports {
+
+using namespace racelab::campaign;
 namespace {
 
 using nlohmann::json;
@@ -468,13 +471,6 @@ json verdict_table(const std::vector<Scenario>& scenarios, const json& catalogue
 nlohmann::json interval_json(int64_t failures, int64_t trials) {
   const Interval w = wilson_interval(failures, trials);
   return nlohmann::json::array({w.low, w.high});
-}
-
-std::string minimized_schedule_path(const std::string& schedule_file) {
-  const std::string ext = ".json";
-  if (schedule_file.size() > ext.size() && schedule_file.compare(schedule_file.size() - ext.size(), ext.size(), ext) == 0)
-    return schedule_file.substr(0, schedule_file.size() - ext.size()) + ".min.json";
-  return schedule_file + ".min.json";
 }
 
 nlohmann::json build_report(const ResultsData& data) {

@@ -10,7 +10,7 @@
 // each, over the cells (threads, strategy, seed) both ran, and their ratio --
 // what running every drafter in a process of its own costs per trial against
 // the thread-local root fix. And, when the report has them (local shards,
-// cli/campaign_runner.cpp), the wall time, the number of shards and the
+// cli/campaign_command.cpp), the wall time, the number of shards and the
 // share of the cores' time no cell was running. For the compile layer's
 // scenarios (their trials report compile/trial_phases.h's split): the CPU
 // milliseconds per trial by phase, and how much of the trial time was the

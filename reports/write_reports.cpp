@@ -5,6 +5,7 @@
 #include "reports/report.h"
 
 namespace racelab::reports {
+
 namespace {
 
 namespace fs = std::filesystem;

@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 
 #include "cli/bench/bench.h"
-#include "cli/campaign_runner.h"
+#include "campaign/catalogue.h"
 #include "reports/time_split.h"
 
 namespace racelab::cli::bench {
@@ -28,7 +28,7 @@ json bench_compare(const Options& o) {
   // --quick: a tenth of every budget (the CI smoke pass); the figures then
   // describe that smaller campaign, not the user's.
   const std::string scale = o.quick ? "0.1" : "1";
-  std::vector<std::string> args = {"/proc/self/exe", "compare", default_catalogue(), "--out", out,
+  std::vector<std::string> args = {"/proc/self/exe", "compare", campaign::default_catalogue(), "--out", out,
                                    "--budget-scale", scale, "--no-progress", "--no-minimize"};
   fs::create_directories(out);
   const std::string log = (fs::path(out) / "compare-log.txt").string();

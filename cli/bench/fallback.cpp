@@ -30,7 +30,7 @@ double time_calls(int64_t calls, const std::function<std::vector<at::Tensor>(con
 }
 
 json bench_fallback(const Options& o) {
-  namespace tc = trainer::compile;
+  namespace tc = racelab::compile;
   const int64_t calls = o.quick ? 5 : 60;
   at::manual_seed(7);
   // (at:: factories ignore requires_grad in TensorOptions: set it on the tensor.)

@@ -1,6 +1,6 @@
 // cli/bench/search.cpp -- search strength on the hard-bug catalogue (see bench.h).
 //
-// Every strategy on every hard-bug workload (scenarios/workloads/hard_bugs.cpp),
+// Every strategy on every hard-bug workload (scenarios/register/hard_bugs.cpp),
 // one cell per seed, each stopping at its first failure or at the budget. A
 // seed whose cell found nothing counts as "more than the budget": the median
 // and the 90th percentile are over all seeds, so they read "> budget" when

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
-namespace trainer::mitigation {
+namespace racelab::compile::mitigation {
 namespace {
 std::atomic<uint64_t> g_next_guard{1};
 }
@@ -96,4 +96,4 @@ void Guard::run(const std::function<bool()>& will_compile, const std::function<v
   }
 }
 
-}  // namespace trainer::mitigation
+}  // namespace racelab::compile::mitigation

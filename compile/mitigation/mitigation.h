@@ -43,7 +43,7 @@
 #include "racelab/sync.h"
 #include "compile/capture_state.h"
 
-namespace trainer::mitigation {
+namespace racelab::compile::mitigation {
 
 // In display order, the order of names().
 enum class Mitigation {
@@ -100,10 +100,10 @@ class Guard {
  private:
   Mitigation m_;
   uint64_t id_;  // keys the per-thread "first call done" set
-  racelab::Mutex lock_{trainer::points::kMitigationLock};
-  racelab::SharedMutex rw_{trainer::points::kMitigationRwLock};
+  racelab::Mutex lock_{racelab::compile::points::kMitigationLock};
+  racelab::SharedMutex rw_{racelab::compile::points::kMitigationRwLock};
 };
 
-}  // namespace trainer::mitigation
+}  // namespace racelab::compile::mitigation
 
 #endif  // RACELAB_COMPILE_MITIGATION_MITIGATION_H_

@@ -19,7 +19,7 @@
 #include "racelab/point.h"
 #include "racelab/sync.h"
 
-namespace cuda_real::torch_form {
+namespace racelab::cuda::torch_form {
 
 const std::vector<std::string>& mitigations() {
   static const std::vector<std::string> names = {"none", "disable_check", "global_lock", "precompile",
@@ -150,8 +150,8 @@ racelab::Observation run_trial(const racelab::TrialInput& in) {
   }
   racelab::Observation obs = observe(log);
   obs.metrics["capture_mode"] = mode_name(plan.mode);
-  obs.metrics["libtorch"] = trainer::compile::libtorch_full_version();
+  obs.metrics["libtorch"] = racelab::compile::libtorch_full_version();
   return obs;
 }
 
-}  // namespace cuda_real::torch_form
+}  // namespace racelab::cuda::torch_form

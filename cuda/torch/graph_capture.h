@@ -26,7 +26,7 @@
 
 #include "racelab/workload.h"
 
-namespace cuda_real::torch_form {
+namespace racelab::cuda::torch_form {
 
 inline constexpr const char* kWorkloadName = "cuda_graph_capture_torch";
 
@@ -37,6 +37,6 @@ cudaError_t code_in_message(const std::string& what);
 
 racelab::Observation run_trial(const racelab::TrialInput& in);
 
-}  // namespace cuda_real::torch_form
+}  // namespace racelab::cuda::torch_form
 
 #endif  // RACELAB_CUDA_TORCH_GRAPH_CAPTURE_H_

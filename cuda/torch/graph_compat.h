@@ -18,7 +18,7 @@
 #error "the CUDAGraph form of the capture race needs LibTorch 2.x (capture_begin takes a capture mode)"
 #endif
 
-namespace cuda_real::torch_form {
+namespace racelab::cuda::torch_form {
 
 inline void capture_begin(at::cuda::CUDAGraph& graph, cudaStreamCaptureMode mode) {
   graph.capture_begin({0, 0}, mode);
@@ -26,6 +26,6 @@ inline void capture_begin(at::cuda::CUDAGraph& graph, cudaStreamCaptureMode mode
 
 inline void empty_device_cache() { c10::cuda::CUDACachingAllocator::emptyCache(); }
 
-}  // namespace cuda_real::torch_form
+}  // namespace racelab::cuda::torch_form
 
 #endif  // RACELAB_CUDA_TORCH_GRAPH_COMPAT_H_

@@ -27,7 +27,7 @@ set(RACELAB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/racelab)
 install(TARGETS racelab_point racelab_files racelab_engine racelab_tsan_rt racelab EXPORT racelabTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS racelab_torch racelab_op_points racelab_capture racelab_compile racelab_trainer racelab_reports racelab_cli racelab_main
+install(TARGETS racelab_torch racelab_op_points racelab_capture racelab_compile racelab_trainer racelab_campaign racelab_reports racelab_cli racelab_main
         EXPORT racelabCliTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # Run by racelab, never by a user or a build: installed, not exported.

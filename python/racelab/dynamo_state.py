@@ -1,5 +1,5 @@
 """Races in torch._dynamo's process-wide Python state, on real torch (names and
-knobs: workloads.json; model twins: scenarios/workloads/dynamo_state_workloads.cpp).
+knobs: workloads.json; model twins: scenarios/register/dynamo_state_workloads.cpp).
 
   torch_config_patch      every thread calls a function decorated with ONE
                           torch._dynamo.config.patch(...) object (#111150,

@@ -10,7 +10,7 @@
 #include "compile/attention_math.h"
 #include "compile/compiled_function.h"
 
-namespace trainer::compile {
+namespace racelab::compile {
 namespace {
 
 struct Qkv {
@@ -144,4 +144,4 @@ TEST(AttentionKernel, CallAttentionIsCompiledAndCorrect) {
 }
 
 }  // namespace
-}  // namespace trainer::compile
+}  // namespace racelab::compile

@@ -16,7 +16,7 @@
 #include "compile/oracles.h"
 #include "compile/mitigation/mitigation.h"
 
-namespace trainer::compile {
+namespace racelab::compile {
 namespace {
 
 std::string error_of(const std::function<void()>& f) {
@@ -73,7 +73,7 @@ TEST(Config, ConfigureRuntimeAppliesIsolateThreadAndDisableCheck) {
 // A trial's mitigation must not inherit the previous trial's variants: after
 // isolate_thread (thread-local flag), disable_check runs on the global flag again.
 TEST(Config, AttentionMitigationStartsFromUpstreamDefaults) {
-  using namespace trainer::compile;
+  using namespace racelab::compile;
   set_attention_mitigation("isolate_thread");
   EXPECT_EQ(CaptureRuntime::process().variants().flag_scope, FlagScope::kThreadLocal);
   set_attention_mitigation("disable_check");
@@ -233,4 +233,4 @@ TEST(JitRaces, TheTensorExprFuserReallyFusesTheSharedFunction) {
 }
 
 }  // namespace
-}  // namespace trainer::compile
+}  // namespace racelab::compile

@@ -14,7 +14,7 @@
 #include "compile/cuda_caching_allocator.h"
 #include "compile/cuda_capture.h"
 
-namespace trainer::compile::cuda {
+namespace racelab::compile::cuda {
 namespace {
 
 // Runs `f` on a thread of its own and waits for it.
@@ -373,4 +373,4 @@ TEST(CudaHostCachingAllocator, AMissCallsCudaHostAllocWhichAGlobalCaptureRefuses
 }
 
 }  // namespace
-}  // namespace trainer::compile::cuda
+}  // namespace racelab::compile::cuda

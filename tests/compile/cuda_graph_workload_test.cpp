@@ -14,12 +14,12 @@
 #include "compile/cuda_graph_workload.h"
 #include "compile/point_names.h"
 
-namespace trainer::compile::cuda {
+namespace racelab::compile::cuda {
 namespace {
 
 using racelab_test::ScriptController;
 using Steps = std::vector<ScriptController::Step>;
-namespace P = trainer::points;
+namespace P = racelab::compile::points;
 
 // Thread 1 is the capturer, 2 the loader, 3 the first worker.
 const Steps kInsideCapture{{1, P::kCudaEndCapture}, {2, ""}, {1, ""}};   // the loader runs while the capture is open
@@ -180,4 +180,4 @@ TEST(CudaGraphWorkload, RefusesWhatItDoesNotModel) {
 }
 
 }  // namespace
-}  // namespace trainer::compile::cuda
+}  // namespace racelab::compile::cuda

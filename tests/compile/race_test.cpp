@@ -16,12 +16,12 @@
 #include "compile/point_names.h"
 #include "compile/mitigation/mitigation.h"
 
-namespace trainer::compile {
+namespace racelab::compile {
 namespace {
 
 using racelab_test::ScriptController;
 using Steps = std::vector<ScriptController::Step>;
-namespace P = trainer::points;
+namespace P = racelab::compile::points;
 
 // The forced interleaving of each race (thread 1 = worker 1, thread 2 = worker 2).
 const std::map<std::string, Steps>& schedules() {
@@ -312,4 +312,4 @@ TEST(Mitigations, VerdictTableUnderForcedInterleavings) {
 }
 
 }  // namespace
-}  // namespace trainer::compile
+}  // namespace racelab::compile

@@ -18,7 +18,7 @@
 #include "cuda/fill_kernel.h"
 #include "cuda/graph_capture.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 namespace {
 
 struct Result {
@@ -94,4 +94,4 @@ TEST_F(CudaRule, AThreadThatExchangedItsModeToRelaxedMayAllocate) {
 }
 
 }  // namespace
-}  // namespace cuda_real
+}  // namespace racelab::cuda

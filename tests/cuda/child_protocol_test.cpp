@@ -6,7 +6,7 @@
 
 #include "cuda/capture_child.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 namespace {
 
 TEST(CudaChild, LinesBecomeCallsReplaysAndMismatches) {
@@ -44,4 +44,4 @@ TEST(CudaChild, ArgumentsCarryTheSpec) {
 }
 
 }  // namespace
-}  // namespace cuda_real
+}  // namespace racelab::cuda

@@ -8,7 +8,7 @@
 
 #include "cuda/graph_capture.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 namespace {
 
 TEST(CudaNoDevice, TheReasonNamesWhatTheRuntimeAnswered) {
@@ -30,4 +30,4 @@ TEST(CudaNoDevice, ATrialIsBadInputNotAnOutcome) {
 }
 
 }  // namespace
-}  // namespace cuda_real
+}  // namespace racelab::cuda

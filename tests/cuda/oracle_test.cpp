@@ -11,7 +11,7 @@
 #include "cuda/graph_capture.h"
 #include "engine/outcome.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 namespace {
 
 std::string classify(const TrialLog& log, std::string* detail = nullptr) {
@@ -127,4 +127,4 @@ TEST(CudaPlan, KnobsOutOfRangeAreRefused) {
 }
 
 }  // namespace
-}  // namespace cuda_real
+}  // namespace racelab::cuda

@@ -10,7 +10,7 @@
 #include "cuda/torch/graph_capture.h"
 #include "engine/cell.h"
 
-namespace cuda_real::torch_form {
+namespace racelab::cuda::torch_form {
 namespace {
 
 TEST(TorchGraphMessages, TheRuntimesStringsMapBackToCodes) {
@@ -56,4 +56,4 @@ TEST_F(TorchGraph, RelaxedModeIsSilent) {
 }
 
 }  // namespace
-}  // namespace cuda_real::torch_form
+}  // namespace racelab::cuda::torch_form

@@ -9,7 +9,7 @@
 #include "cuda/graph_capture.h"
 #include "engine/cell.h"
 
-namespace cuda_real {
+namespace racelab::cuda {
 namespace {
 
 racelab::CellSummary cell(const std::string& mitigation, int64_t trials, std::string* first_detail = nullptr) {
@@ -56,4 +56,4 @@ TEST_F(CudaWorkload, RelaxedModeHidesTheRaceInsteadOfFixingIt) {
 }
 
 }  // namespace
-}  // namespace cuda_real
+}  // namespace racelab::cuda

@@ -1,15 +1,15 @@
-// Scenario files (reports/campaign/scenario.h): validate_scenario reports
+// Scenario files (campaign/scenario.h): validate_scenario reports
 // problems and never throws, whatever the JSON; a document it accepts parses
 // without an exception. The lookup knows one workload with the knob check the
 // engine would apply, so the knob paths are exercised too.
 #include "fuzz_input.h"
 #include "racelab/workload.h"
-#include "reports/campaign/scenario.h"
+#include "campaign/scenario.h"
 
 namespace {
 
-const racelab::reports::WorkloadInfo* lookup(const std::string& name) {
-  static const racelab::reports::WorkloadInfo toy{
+const racelab::campaign::WorkloadInfo* lookup(const std::string& name) {
+  static const racelab::campaign::WorkloadInfo toy{
       nlohmann::json{{"iterations", 3}, {"flag_scope", "global"}, {"freeze", true}},
       {"none", "global_lock", "precompile"},
       false,
@@ -28,10 +28,10 @@ const racelab::reports::WorkloadInfo* lookup(const std::string& name) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const nlohmann::json doc = racelab::fuzz::json_of(data, size);
   if (doc.is_discarded()) return 0;
-  for (const auto& problems : {racelab::reports::validate_scenario(doc, "fuzz.json"),
-                               racelab::reports::validate_scenario(doc, "fuzz.json", &lookup)}) {
+  for (const auto& problems : {racelab::campaign::validate_scenario(doc, "fuzz.json"),
+                               racelab::campaign::validate_scenario(doc, "fuzz.json", &lookup)}) {
     if (!problems.empty()) continue;
-    const racelab::reports::Scenario s = racelab::reports::parse_scenario(doc, "fuzz.json");
+    const racelab::campaign::Scenario s = racelab::campaign::parse_scenario(doc, "fuzz.json");
     for (const auto& e : s.expectations) (void)e.describe();
   }
   return 0;

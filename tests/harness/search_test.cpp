@@ -1,5 +1,5 @@
 // The point model (objects and access), POS, SURW and the `auto` portfolio, on
-// the hard-bug catalogue's own programs (scenarios/workloads/hard_bugs.cpp).
+// the hard-bug catalogue's own programs (scenarios/register/hard_bugs.cpp).
 // Each claim is about fixed seeds, so every run is the same: the trial counts
 // below were measured, and a strategy that ignored the objects (or a scheduler
 // that lost them) would miss them.

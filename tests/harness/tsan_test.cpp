@@ -18,7 +18,7 @@
 #include "compile/capture_state.h"
 
 namespace {
-namespace tc = trainer::compile;
+namespace tc = racelab::compile;
 tc::CaptureRuntime& runtime() {
   static tc::CaptureRuntime rt;
   return rt;

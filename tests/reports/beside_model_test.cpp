@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "reports/beside_model.h"
-#include "reports/campaign/scenario.h"
+#include "campaign/scenario.h"
 #include "reports/report.h"
 
 namespace racelab::reports {
+
+using namespace racelab::campaign;
 namespace {
 
 using nlohmann::json;

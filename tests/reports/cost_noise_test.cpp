@@ -9,6 +9,8 @@
 #include "reports/report.h"
 
 namespace racelab::reports {
+
+using namespace racelab::campaign;
 namespace {
 
 using nlohmann::json;

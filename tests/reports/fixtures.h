@@ -14,10 +14,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/campaign/results_log.h"
-#include "reports/campaign/scenario.h"
+#include "campaign/results_log.h"
+#include "campaign/scenario.h"
 
 namespace racelab::reports::testing {
+
+using namespace racelab::campaign;
 
 // A fresh directory, removed when the test binary exits.
 inline std::string make_temp_dir() {

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include "fixtures.h"
-#include "reports/campaign/scenario.h"
+#include "campaign/scenario.h"
 #include "reports/report.h"
 
 namespace racelab::reports {
+
+using namespace racelab::campaign;
 namespace {
 
 using nlohmann::json;

@@ -20,6 +20,8 @@
 #include "reports/report.h"
 
 namespace racelab::reports {
+
+using namespace racelab::campaign;
 namespace {
 
 std::string find_chromium() {

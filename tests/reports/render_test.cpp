@@ -8,6 +8,8 @@
 #include "reports/timeline.h"
 
 namespace racelab::reports {
+
+using namespace racelab::campaign;
 namespace {
 
 using nlohmann::json;

@@ -6,6 +6,7 @@
 #include "reports/stats.h"
 
 namespace racelab::reports {
+
 namespace {
 
 using nlohmann::json;

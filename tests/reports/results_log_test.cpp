@@ -2,9 +2,11 @@
 #include <gtest/gtest.h>
 
 #include "fixtures.h"
-#include "reports/campaign/results_log.h"
+#include "campaign/results_log.h"
 
 namespace racelab::reports {
+
+using namespace racelab::campaign;
 namespace {
 
 using nlohmann::json;

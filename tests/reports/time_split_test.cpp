@@ -4,6 +4,7 @@
 #include "reports/time_split.h"
 
 namespace racelab::reports {
+
 namespace {
 
 using nlohmann::json;

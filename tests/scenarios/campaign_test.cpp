@@ -5,14 +5,33 @@
 #include <set>
 
 #include "fixtures.h"
-#include "reports/campaign/campaign.h"
-#include "reports/campaign/cell_claims.h"
-#include "reports/campaign/matrix.h"
+#include "campaign/campaign.h"
+#include "campaign/cell_claims.h"
+#include "campaign/matrix.h"
+#include "reports/live_report.h"
 
 namespace racelab::reports {
+
+using namespace racelab::campaign;
 namespace {
 
 using nlohmann::json;
+
+// A campaign with its report written as it runs, as `racelab compare` runs one.
+struct Reported : CampaignOutcome {
+  json report;
+  ReportFiles files;
+};
+Reported run_reported(const std::vector<Scenario>& scenarios, CampaignOptions o, const CellRunner& runner,
+                      const std::string& junit = "") {
+  LiveReport live;
+  o.report = live_report(&live, o.out_dir, junit);
+  Reported out;
+  static_cast<CampaignOutcome&>(out) = run_campaign(scenarios, o, runner);
+  out.report = live.report;
+  out.files = live.files;
+  return out;
+}
 
 Scenario toy() { return parse_scenario(testing::scenario_doc(), "toy_leak.json"); }
 
@@ -145,7 +164,7 @@ TEST(Campaign, ADecidedCellStopsAfterItsRateTrialsAndSaysSo) {
   const auto dir = testing::make_temp_dir();
   CampaignOptions o;
   o.out_dir = dir;
-  const auto out = run_campaign({s}, o, fake_cell);
+  const auto out = run_reported({s}, o, fake_cell);
   EXPECT_TRUE(all_expectations_pass(out.report));
   int checked = 0;
   for (const auto& c : out.report["scenarios"][0]["cells"]) {
@@ -189,7 +208,7 @@ TEST(Campaign, ShardsThatClaimFromOneListRunEveryCellOnce) {
     o.out_dir = dir + "/shard" + std::to_string(i);
     o.shard = {i, 2};
     int64_t calls = 0;
-    const auto part = run_campaign({toy()}, o, [&](const CellSpec& spec, const TrialSink& sink) {
+    const auto part = run_reported({toy()}, o, [&](const CellSpec& spec, const TrialSink& sink) {
       if (i == 0 && ++calls == 4) request_interrupt();
       return fake_cell(spec, sink);
     });
@@ -211,8 +230,7 @@ TEST(Campaign, WritesResultsAndAReportWhoseExpectationsPass) {
   const auto dir = testing::make_temp_dir();
   CampaignOptions o;
   o.out_dir = dir;
-  o.junit_path = dir + "/junit.xml";
-  const auto out = run_campaign({toy()}, o, fake_cell);
+  const auto out = run_reported({toy()}, o, fake_cell, dir + "/junit.xml");
   EXPECT_FALSE(out.interrupted);
   EXPECT_EQ(out.cells, 12u);
   EXPECT_TRUE(all_expectations_pass(out.report)) << out.report["scenarios"][0]["mitigations"].dump(1);
@@ -232,7 +250,7 @@ TEST(Campaign, CiModeStopsCellsAtTheFirstFailure) {
   CampaignOptions o;
   o.out_dir = dir;
   o.mode = "ci";
-  const auto out = run_campaign({toy()}, o, fake_cell);
+  const auto out = run_reported({toy()}, o, fake_cell);
   EXPECT_TRUE(all_expectations_pass(out.report));
   EXPECT_EQ(out.report["campaign"]["mode"], "ci");
   for (const auto& c : out.report["scenarios"][0]["cells"]) {
@@ -246,12 +264,12 @@ TEST(Campaign, ShardsMergeIntoTheSameReportAsOneRun) {
   const auto dir = testing::make_temp_dir();
   CampaignOptions o;
   o.out_dir = dir + "/whole";
-  const auto whole = run_campaign({toy()}, o, fake_cell);
+  const auto whole = run_reported({toy()}, o, fake_cell);
   ResultsData merged;
   for (int i = 0; i < 3; ++i) {
     o.out_dir = dir + "/shard" + std::to_string(i);
     o.shard = {i, 3};
-    const auto part = run_campaign({toy()}, o, fake_cell);
+    const auto part = run_reported({toy()}, o, fake_cell);
     EXPECT_EQ(part.report["campaign"]["complete"], false);
     EXPECT_NE(part.results_path.find("results-shard-" + std::to_string(i + 1) + "-of-3.jsonl"), std::string::npos);
     read_results(part.results_path, &merged);
@@ -269,7 +287,7 @@ TEST(Campaign, InterruptLeavesAValidPartialReport) {
   o.out_dir = dir;
   int64_t seen = 0;
   clear_interrupt();
-  const auto out = run_campaign({toy()}, o, [&](const CellSpec& spec, const TrialSink& sink) {
+  const auto out = run_reported({toy()}, o, [&](const CellSpec& spec, const TrialSink& sink) {
     return fake_cell(spec, [&](const TrialRecord& r) {
       if (++seen == 25) request_interrupt();  // "Ctrl-C" during the third cell
       sink(r);

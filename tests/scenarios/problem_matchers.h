@@ -1,4 +1,4 @@
-// Test helpers for the scenario validator's output (reports/campaign/scenario.h):
+// Test helpers for the scenario validator's output (campaign/scenario.h):
 // whether a problem was reported at a JSON path, and every problem as text for a
 // failing assertion's message. Shared by the schema and exec-section tests.
 #pragma once
@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "reports/campaign/scenario.h"
+#include "campaign/scenario.h"
 
 namespace racelab::reports::test_support {
+
+using campaign::Problem;
 
 // True when some problem sits at `path` and its "expected" text contains `expected_part`.
 inline bool has(const std::vector<Problem>& ps, const std::string& path, const std::string& expected_part = "") {

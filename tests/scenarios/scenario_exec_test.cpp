@@ -1,4 +1,4 @@
-// Scenarios over a user's own program (workload "exec", reports/campaign/scenario_exec.h):
+// Scenarios over a user's own program (workload "exec", campaign/scenario_exec.h):
 // the "exec" section's validation and the knobs each cell runs with. The
 // programs themselves are checked against the registry by `racelab validate`
 // (tests/programs/scenario_check.sh); here no file is looked at.
@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "reports/campaign/matrix.h"
-#include "reports/campaign/scenario.h"
-#include "reports/campaign/scenario_exec.h"
+#include "campaign/matrix.h"
+#include "campaign/scenario.h"
+#include "campaign/scenario_exec.h"
 #include "tests/scenarios/problem_matchers.h"
 
 namespace racelab::reports {
+
+using namespace racelab::campaign;
 namespace {
 
 using nlohmann::json;

@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include "racelab/workload.h"
-#include "reports/campaign/scenario.h"
+#include "campaign/scenario.h"
 #include "tests/scenarios/problem_matchers.h"
 
 namespace racelab::reports {
+
+using namespace racelab::campaign;
 namespace {
 
 using nlohmann::json;

@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "reports/campaign/scenario.h"
+#include "campaign/scenario.h"
 
 namespace racelab::reports {
+
+using namespace racelab::campaign;
 namespace {
 
 std::vector<Scenario> catalogue() {

@@ -29,7 +29,7 @@ template <class F>
 std::string refusal(F load) {
   try {
     load();
-  } catch (const trainer::BadInput& e) {
+  } catch (const racelab::trainer::BadInput& e) {
     return e.what();
   }
   return "";
@@ -43,27 +43,27 @@ class CheckpointTest : public ::testing::Test {
     corpus = tiny::corpus();
     target = tiny::target(corpus);
     cfg = tiny::run(2);
-    identity = trainer::drafter_identity(*target, corpus, tiny::drafter(), cfg);
-    trainer::DrafterPipeline p(target, corpus, tiny::drafter(), cfg, {0, 1});
+    identity = racelab::trainer::drafter_identity(*target, corpus, tiny::drafter(), cfg);
+    racelab::trainer::DrafterPipeline p(target, corpus, tiny::drafter(), cfg, {0, 1});
     ASSERT_TRUE(p.run({}).errors.empty());
     path = dir + "/drafters.ckpt";
     p.save(path, identity);
     saved_param = p.workers()[1].drafter->params().items()[0].second.clone();
   }
   std::string load_into_fresh(const std::string& file, const nlohmann::json& id) {
-    trainer::DrafterPipeline p(target, corpus, tiny::drafter(), cfg, {0, 1});
+    racelab::trainer::DrafterPipeline p(target, corpus, tiny::drafter(), cfg, {0, 1});
     return refusal([&] { p.load(file, id); });
   }
   std::string dir, path;
-  trainer::data::Corpus corpus;
-  std::shared_ptr<trainer::NativeTarget> target;
-  trainer::DraftRunConfig cfg;
+  racelab::trainer::data::Corpus corpus;
+  std::shared_ptr<racelab::trainer::NativeTarget> target;
+  racelab::trainer::DraftRunConfig cfg;
   nlohmann::json identity;
   at::Tensor saved_param;
 };
 
 TEST_F(CheckpointTest, RoundTripRestoresParametersAndSteps) {
-  trainer::DrafterPipeline p(target, corpus, tiny::drafter(), cfg, {0, 1});
+  racelab::trainer::DrafterPipeline p(target, corpus, tiny::drafter(), cfg, {0, 1});
   p.load(path, identity);
   EXPECT_TRUE(at::equal(p.workers()[1].drafter->params().items()[0].second, saved_param));
   EXPECT_EQ(p.workers()[0].step, 2);
@@ -95,33 +95,33 @@ TEST_F(CheckpointTest, CorruptByteIsRefused) {
 
 TEST_F(CheckpointTest, MismatchedRunIsRefused) {
   auto other = tiny::run(2, /*seed=*/99);
-  auto msg = load_into_fresh(path, trainer::drafter_identity(*target, corpus, tiny::drafter(), other));
+  auto msg = load_into_fresh(path, racelab::trainer::drafter_identity(*target, corpus, tiny::drafter(), other));
   EXPECT_NE(msg.find("different run"), std::string::npos) << msg;
   EXPECT_NE(msg.find("'run'"), std::string::npos) << msg;
   // A different target (other weights) is refused too.
   auto t2 = tiny::target(corpus, 4);
-  msg = load_into_fresh(path, trainer::drafter_identity(*t2, corpus, tiny::drafter(), cfg));
+  msg = load_into_fresh(path, racelab::trainer::drafter_identity(*t2, corpus, tiny::drafter(), cfg));
   EXPECT_NE(msg.find("target_fingerprint"), std::string::npos) << msg;
   // Different worker set.
-  trainer::DrafterPipeline three(target, corpus, tiny::drafter(), cfg, {0, 1, 2});
+  racelab::trainer::DrafterPipeline three(target, corpus, tiny::drafter(), cfg, {0, 1, 2});
   msg = refusal([&] { three.load(path, identity); });
   EXPECT_NE(msg.find("workers"), std::string::npos) << msg;
   // A target checkpoint is not a drafters checkpoint.
-  trainer::save_target(*target, dir + "/target.ckpt", {});
+  racelab::trainer::save_target(*target, dir + "/target.ckpt", {});
   EXPECT_NE(load_into_fresh(dir + "/target.ckpt", identity).find("expected 'drafters'"), std::string::npos);
 }
 
 TEST_F(CheckpointTest, TargetRoundTripAndGarbageTarget) {
-  trainer::save_target(*target, dir + "/target.ckpt", {{"heldout_loss", 1.5}});
+  racelab::trainer::save_target(*target, dir + "/target.ckpt", {{"heldout_loss", 1.5}});
   nlohmann::json meta;
-  auto loaded = trainer::load_target(dir + "/target.ckpt", &meta);
+  auto loaded = racelab::trainer::load_target(dir + "/target.ckpt", &meta);
   EXPECT_EQ(meta["heldout_loss"], 1.5);
   auto tokens = at::randint(corpus.vocab_size - 1, {2, 10}, at::kLong);
   at::NoGradGuard ng;
   EXPECT_TRUE(at::equal(loaded->forward(tokens).logits, target->forward(tokens).logits));
-  EXPECT_EQ(trainer::target_fingerprint(*loaded), trainer::target_fingerprint(*target));
+  EXPECT_EQ(racelab::trainer::target_fingerprint(*loaded), racelab::trainer::target_fingerprint(*target));
   spit(dir + "/garbage.pt", std::vector<char>(100, 'x'));
-  auto msg = refusal([&] { trainer::load_target(dir + "/garbage.pt"); });
+  auto msg = refusal([&] { racelab::trainer::load_target(dir + "/garbage.pt"); });
   EXPECT_NE(msg.find("garbage.pt"), std::string::npos) << msg;
 }
 

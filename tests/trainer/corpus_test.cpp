@@ -41,10 +41,10 @@ TEST(Corpus, IsLowEntropyEnoughToLearn) {
 
 TEST(Corpus, SampleWindowsIsDeterministicPerSeed) {
   auto c = tiny::corpus();
-  trainer::Rng r1(9), r2(9), r3(10);
-  auto a = trainer::data::sample_windows(c.train, 3, 8, r1);
-  EXPECT_TRUE(at::equal(a, trainer::data::sample_windows(c.train, 3, 8, r2)));
-  EXPECT_FALSE(at::equal(a, trainer::data::sample_windows(c.train, 3, 8, r3)));
+  racelab::trainer::Rng r1(9), r2(9), r3(10);
+  auto a = racelab::trainer::data::sample_windows(c.train, 3, 8, r1);
+  EXPECT_TRUE(at::equal(a, racelab::trainer::data::sample_windows(c.train, 3, 8, r2)));
+  EXPECT_FALSE(at::equal(a, racelab::trainer::data::sample_windows(c.train, 3, 8, r3)));
 }
 
 TEST(TextCorpus, BytesAreTokensAndErrorsNameTheFile) {
@@ -54,18 +54,18 @@ TEST(TextCorpus, BytesAreTokensAndErrorsNameTheFile) {
     std::ofstream out(path, std::ios::binary);
     for (int i = 0; i < 2000; ++i) out << "ab\xff";
   }
-  auto c = trainer::data::load_text_corpus(path, 0.1, 100);
+  auto c = racelab::trainer::data::load_text_corpus(path, 0.1, 100);
   EXPECT_EQ(c.vocab_size, 257);
   EXPECT_EQ(c.train[0], 'a');
   EXPECT_EQ(c.train[2], 255);
   EXPECT_EQ(c.train.size() + c.heldout.size(), 6000u);
   try {
-    trainer::data::load_text_corpus(dir + "/missing.txt");
+    racelab::trainer::data::load_text_corpus(dir + "/missing.txt");
     FAIL() << "no error";
-  } catch (const trainer::BadInput& e) {
+  } catch (const racelab::trainer::BadInput& e) {
     EXPECT_NE(std::string(e.what()).find("missing.txt"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(trainer::data::load_text_corpus(path, 0.1, 100000), trainer::BadInput);
+  EXPECT_THROW(racelab::trainer::data::load_text_corpus(path, 0.1, 100000), racelab::trainer::BadInput);
 }
 
 }  // namespace

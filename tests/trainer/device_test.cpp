@@ -21,16 +21,16 @@ namespace {
 const c10::Device kMeta(c10::DeviceType::Meta);
 
 TEST(Device, NamesAreCheckedWithAReason) {
-  EXPECT_EQ(trainer::check_compute_device("cpu"), "");
-  EXPECT_NE(trainer::check_compute_device("tpu").find("is not a device"), std::string::npos);
-  EXPECT_NE(trainer::check_compute_device("meta").find("cpu or cuda only"), std::string::npos);
+  EXPECT_EQ(racelab::trainer::check_compute_device("cpu"), "");
+  EXPECT_NE(racelab::trainer::check_compute_device("tpu").find("is not a device"), std::string::npos);
+  EXPECT_NE(racelab::trainer::check_compute_device("meta").find("cpu or cuda only"), std::string::npos);
   if (!at::hasCUDA()) {
-    EXPECT_NE(trainer::check_compute_device("cuda").find("without CUDA"), std::string::npos);
-    EXPECT_NE(trainer::check_compute_device("cuda:1").find("without CUDA"), std::string::npos);
+    EXPECT_NE(racelab::trainer::check_compute_device("cuda").find("without CUDA"), std::string::npos);
+    EXPECT_NE(racelab::trainer::check_compute_device("cuda:1").find("without CUDA"), std::string::npos);
   }
-  EXPECT_TRUE(trainer::compute_device("cpu").is_cpu());
+  EXPECT_TRUE(racelab::trainer::compute_device("cpu").is_cpu());
   try {
-    trainer::compute_device("tpu");
+    racelab::trainer::compute_device("tpu");
     FAIL() << "tpu accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("--device 'tpu'"), std::string::npos) << e.what();
@@ -39,7 +39,7 @@ TEST(Device, NamesAreCheckedWithAReason) {
 
 TEST(Device, ParamsMoveAsLeavesAndKeepWhetherTheyTrain) {
   auto c = tiny::corpus();
-  trainer::Drafter drafter(tiny::drafter(), tiny::target(c)->config(), 7);
+  racelab::trainer::Drafter drafter(tiny::drafter(), tiny::target(c)->config(), 7);
   const auto before = drafter.params().trainable().size();
   ASSERT_GT(before, 0u);
   drafter.to(kMeta);
@@ -59,25 +59,25 @@ TEST(Device, DraftersFollowTheTarget) {
   auto c = tiny::corpus();
   auto target = tiny::target(c);
   target->to(kMeta);
-  trainer::DrafterPipeline pipeline(target, c, tiny::drafter(), tiny::run(), {0, 1});
+  racelab::trainer::DrafterPipeline pipeline(target, c, tiny::drafter(), tiny::run(), {0, 1});
   for (auto& w : pipeline.workers()) EXPECT_EQ(w.drafter->params().device(), kMeta) << "worker " << w.rank;
 }
 
 TEST(Device, BatchesAndMasksAreMadeOnTheAskedDevice) {
   auto c = tiny::corpus();
   const auto cfg = tiny::run();
-  auto cpu = trainer::make_draft_batch(c, cfg, 1, 3);
-  auto meta = trainer::make_draft_batch(c, cfg, 1, 3, kMeta);
+  auto cpu = racelab::trainer::make_draft_batch(c, cfg, 1, 3);
+  auto meta = racelab::trainer::make_draft_batch(c, cfg, 1, 3, kMeta);
   EXPECT_TRUE(cpu.tokens.device().is_cpu());
   EXPECT_EQ(meta.tokens.device(), kMeta);
   EXPECT_EQ(meta.tokens.sizes(), cpu.tokens.sizes());
   EXPECT_EQ(meta.anchors, cpu.anchors);  // the batch is the same one, only placed elsewhere
 
-  auto spec = trainer::MaskSpec::blocks(cpu.seq_len, cpu.anchors, cpu.block_size);
-  auto m = trainer::build_mask(spec, kMeta);
+  auto spec = racelab::trainer::MaskSpec::blocks(cpu.seq_len, cpu.anchors, cpu.block_size);
+  auto m = racelab::trainer::build_mask(spec, kMeta);
   EXPECT_EQ(m.device(), kMeta);
   EXPECT_EQ(m.scalar_type(), at::kBool);
-  EXPECT_EQ(m.sizes(), trainer::build_mask(spec).sizes());
+  EXPECT_EQ(m.sizes(), racelab::trainer::build_mask(spec).sizes());
 }
 
 }  // namespace

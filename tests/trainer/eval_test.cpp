@@ -13,20 +13,20 @@ namespace {
 TEST(Speculative, LosslessAndTau) {
   tiny::quiet_setup();
   auto c = tiny::corpus();
-  trainer::TargetConfig tc;
+  racelab::trainer::TargetConfig tc;
   tc.vocab_size = c.vocab_size;
   tc.d_model = 32;
   tc.layers = 2;
   tc.heads = 2;
   tc.max_len = 48;
-  auto target = std::make_shared<trainer::NativeTarget>(tc, 1);
-  trainer::TargetTrainConfig tt;
+  auto target = std::make_shared<racelab::trainer::NativeTarget>(tc, 1);
+  racelab::trainer::TargetTrainConfig tt;
   tt.steps = 120;
   tt.batch = 8;
   tt.seq_len = 32;
   tt.warmup = 10;
   tt.adamw.lr = 1e-2;
-  auto tr = trainer::train_target(*target, c, tt, nullptr, false, nullptr);
+  auto tr = racelab::trainer::train_target(*target, c, tt, nullptr, false, nullptr);
   target->params().freeze();
   EXPECT_LT(tr.heldout_loss, 2.0);  // it learned something (uniform is ln 65 = 4.17)
 
@@ -36,16 +36,16 @@ TEST(Speculative, LosslessAndTau) {
   cfg.anchors = 8;
   cfg.batch = 4;
   cfg.adamw.lr = 1e-2;
-  trainer::DrafterPipeline trained(target, c, tiny::drafter(), cfg, {0});
+  racelab::trainer::DrafterPipeline trained(target, c, tiny::drafter(), cfg, {0});
   ASSERT_TRUE(trained.run({}).errors.empty());
-  trainer::DrafterPipeline untrained(target, c, tiny::drafter(), cfg, {1});
+  racelab::trainer::DrafterPipeline untrained(target, c, tiny::drafter(), cfg, {1});
 
-  trainer::EvalConfig ec;
+  racelab::trainer::EvalConfig ec;
   ec.prompts = 4;
   ec.prompt_len = 8;
   ec.new_tokens = 24;
   ec.block_size = 4;
-  auto r = trainer::evaluate(*target, {nullptr, untrained.workers()[0].drafter.get(), trained.workers()[0].drafter.get()},
+  auto r = racelab::trainer::evaluate(*target, {nullptr, untrained.workers()[0].drafter.get(), trained.workers()[0].drafter.get()},
                              c, ec);
   for (auto& x : r) {
     EXPECT_EQ(x.prompts, 4);
@@ -62,8 +62,8 @@ TEST(Speculative, TorchScriptTargetMatchesNative) {
   auto c = tiny::corpus();
   auto target = tiny::target(c);
   auto path = tiny::temp_dir("ts") + "/target.pt";
-  trainer::export_torchscript(*target, path);
-  auto ts = trainer::load_target(path);
+  racelab::trainer::export_torchscript(*target, path);
+  auto ts = racelab::trainer::load_target(path);
   EXPECT_EQ(ts->kind(), "torchscript");
   EXPECT_EQ(ts->config().vocab_size, c.vocab_size);
   at::NoGradGuard ng;
@@ -72,7 +72,7 @@ TEST(Speculative, TorchScriptTargetMatchesNative) {
   EXPECT_TRUE(at::allclose(a.logits, b.logits, 1e-4, 1e-5));
   EXPECT_TRUE(at::allclose(a.taps, b.taps, 1e-4, 1e-5));
   // A drafter trains against it.
-  trainer::DrafterPipeline p(ts, c, tiny::drafter(), tiny::run(2), {0});
+  racelab::trainer::DrafterPipeline p(ts, c, tiny::drafter(), tiny::run(2), {0});
   EXPECT_TRUE(p.run({}).errors.empty());
 }
 

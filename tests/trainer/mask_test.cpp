@@ -8,7 +8,7 @@
 #include "trainer/attention/masked_attention.h"
 
 namespace {
-using trainer::MaskSpec;
+using racelab::trainer::MaskSpec;
 
 // The rule from first principles, written independently of may_attend().
 bool by_definition(int64_t L, const std::vector<int64_t>& anchors, int64_t B, int64_t q, int64_t k) {
@@ -20,7 +20,7 @@ bool by_definition(int64_t L, const std::vector<int64_t>& anchors, int64_t B, in
 
 TEST(BlockMask, CausalIsLowerTriangular) {
   for (int64_t L = 1; L <= 7; ++L) {
-    auto m = trainer::build_mask(MaskSpec::causal(L));
+    auto m = racelab::trainer::build_mask(MaskSpec::causal(L));
     ASSERT_EQ(m.sizes(), (std::vector<int64_t>{L, L}));
     for (int64_t q = 0; q < L; ++q)
       for (int64_t k = 0; k < L; ++k) EXPECT_EQ(m[q][k].item<bool>(), k <= q) << q << "," << k;
@@ -39,14 +39,14 @@ TEST(BlockMask, ExhaustiveSmallCases) {
           std::vector<int64_t> anchors;
           for (int64_t i = 0, x = c; i < K; ++i, x /= (L + 1)) anchors.push_back(x % (L + 1));
           auto spec = MaskSpec::blocks(L, anchors, B);
-          auto m = trainer::build_mask(spec);
+          auto m = racelab::trainer::build_mask(spec);
           ASSERT_EQ(m.size(0), K * B);
           ASSERT_EQ(m.size(1), L + K * B);
           auto acc = m.accessor<bool, 2>();
           for (int64_t q = 0; q < K * B; ++q)
             for (int64_t k = 0; k < L + K * B; ++k) {
               ASSERT_EQ(acc[q][k], by_definition(L, anchors, B, q, k)) << spec.describe() << " q=" << q << " k=" << k;
-              ASSERT_EQ(acc[q][k], trainer::may_attend(spec, q, k));
+              ASSERT_EQ(acc[q][k], racelab::trainer::may_attend(spec, q, k));
             }
           ++cases;
         }
@@ -57,7 +57,7 @@ TEST(BlockMask, ExhaustiveSmallCases) {
 TEST(BlockMask, HandWrittenExample) {
   // L=4 context, anchors {1, 3}, B=2. Rows: block0 (q0,q1), block1 (q2,q3).
   // Columns: c0 c1 c2 c3 | b0 b0 b1 b1
-  auto m = trainer::build_mask(MaskSpec::blocks(4, {1, 3}, 2)).to(at::kInt);
+  auto m = racelab::trainer::build_mask(MaskSpec::blocks(4, {1, 3}, 2)).to(at::kInt);
   auto expected = at::tensor({1, 0, 0, 0, 1, 1, 0, 0,  //
                               1, 0, 0, 0, 1, 1, 0, 0,  //
                               1, 1, 1, 0, 0, 0, 1, 1,  //
@@ -68,9 +68,9 @@ TEST(BlockMask, HandWrittenExample) {
 }
 
 TEST(BlockMask, RejectsBadSpecs) {
-  EXPECT_THROW(trainer::build_mask(MaskSpec::blocks(4, {5}, 2)), std::invalid_argument);
-  EXPECT_THROW(trainer::build_mask(MaskSpec::blocks(4, {}, 2)), std::invalid_argument);
-  EXPECT_THROW(trainer::build_mask(MaskSpec::blocks(4, {1}, 0)), std::invalid_argument);
+  EXPECT_THROW(racelab::trainer::build_mask(MaskSpec::blocks(4, {5}, 2)), std::invalid_argument);
+  EXPECT_THROW(racelab::trainer::build_mask(MaskSpec::blocks(4, {}, 2)), std::invalid_argument);
+  EXPECT_THROW(racelab::trainer::build_mask(MaskSpec::blocks(4, {1}, 0)), std::invalid_argument);
 }
 
 // Through the real attention path: changing keys/values a query may not see does
@@ -83,17 +83,17 @@ TEST(MaskedAttention, BlocksSeeOnlyTheirContextAndThemselves) {
   auto q = at::randn({1, 1, spec.query_len(), 4});
   auto k = at::randn({1, 1, spec.key_len(), 4});
   auto v = at::randn({1, 1, spec.key_len(), 4});
-  auto base = trainer::masked_attention(q, k, v, spec);
+  auto base = racelab::trainer::masked_attention(q, k, v, spec);
   for (int64_t key = 0; key < spec.key_len(); ++key) {
     auto v2 = v.clone();
     v2[0][0][key] += 10.0;
-    auto out = trainer::masked_attention(q, k, v2, spec);
+    auto out = racelab::trainer::masked_attention(q, k, v2, spec);
     for (int64_t query = 0; query < spec.query_len(); ++query) {
       bool changed = !at::allclose(out[0][0][query], base[0][0][query]);
-      EXPECT_EQ(changed, trainer::may_attend(spec, query, key)) << "query " << query << " key " << key;
+      EXPECT_EQ(changed, racelab::trainer::may_attend(spec, query, key)) << "query " << query << " key " << key;
     }
   }
-  EXPECT_THROW(trainer::masked_attention(q, k.slice(2, 1), v, spec), std::invalid_argument);
+  EXPECT_THROW(racelab::trainer::masked_attention(q, k.slice(2, 1), v, spec), std::invalid_argument);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ std::vector<std::vector<double>> train(uint64_t seed, int64_t workers, int64_t s
   auto t = tiny::target(c);
   std::vector<int64_t> ranks;
   for (int64_t r = 0; r < workers; ++r) ranks.push_back(r);
-  trainer::DrafterPipeline p(t, c, tiny::drafter(), tiny::run(steps, seed), ranks);
+  racelab::trainer::DrafterPipeline p(t, c, tiny::drafter(), tiny::run(steps, seed), ranks);
   auto st = p.run({});
   EXPECT_TRUE(st.errors.empty()) << st.errors.front();
   EXPECT_EQ(st.steps_done, workers * steps);
@@ -39,20 +39,20 @@ TEST(Pipeline, LossDecreases) {
   auto t = tiny::target(c);
   // A drafter shares the target's embedding and head: train the target a little
   // so that they mean something.
-  trainer::TargetTrainConfig tt;
+  racelab::trainer::TargetTrainConfig tt;
   tt.steps = 60;
   tt.batch = 8;
   tt.seq_len = 32;
   tt.warmup = 5;
   tt.adamw.lr = 1e-2;
   for (auto& p : t->params().items()) p.second.requires_grad_(true);
-  trainer::train_target(*t, c, tt, nullptr, false, nullptr);
+  racelab::trainer::train_target(*t, c, tt, nullptr, false, nullptr);
   t->params().freeze();
   auto cfg = tiny::run(40);
   cfg.seq_lens = {24};
   cfg.block_sizes = {4};
   cfg.adamw.lr = 1e-2;
-  trainer::DrafterPipeline p(t, c, tiny::drafter(), cfg, {0});
+  racelab::trainer::DrafterPipeline p(t, c, tiny::drafter(), cfg, {0});
   ASSERT_TRUE(p.run({}).errors.empty());
   auto& l = p.workers()[0].losses;
   double first = (l[0] + l[1] + l[2]) / 3, last = (l[37] + l[38] + l[39]) / 3;
@@ -65,19 +65,19 @@ TEST(Pipeline, ResumeContinuesExactly) {
   auto c = tiny::corpus();
   auto t = tiny::target(c);
   auto cfg = tiny::run(8);
-  auto identity = trainer::drafter_identity(*t, c, tiny::drafter(), cfg);
+  auto identity = racelab::trainer::drafter_identity(*t, c, tiny::drafter(), cfg);
 
-  trainer::DrafterPipeline full(t, c, tiny::drafter(), cfg, {0, 1});
+  racelab::trainer::DrafterPipeline full(t, c, tiny::drafter(), cfg, {0, 1});
   ASSERT_TRUE(full.run({}).errors.empty());
 
   auto first_cfg = cfg;
   first_cfg.stop_after = 3;  // like Ctrl-C after 3 steps
-  trainer::DrafterPipeline first(t, c, tiny::drafter(), first_cfg, {0, 1});
+  racelab::trainer::DrafterPipeline first(t, c, tiny::drafter(), first_cfg, {0, 1});
   auto st = first.run({});
   EXPECT_TRUE(st.interrupted);
   first.save(dir + "/d.ckpt", identity);
 
-  trainer::DrafterPipeline resumed(t, c, tiny::drafter(), cfg, {0, 1});
+  racelab::trainer::DrafterPipeline resumed(t, c, tiny::drafter(), cfg, {0, 1});
   resumed.load(dir + "/d.ckpt", identity);
   EXPECT_EQ(resumed.workers()[0].step, 3);
   ASSERT_TRUE(resumed.run({}).errors.empty());
@@ -97,8 +97,8 @@ TEST(Pipeline, StopFlagStopsEveryThread) {
   auto c = tiny::corpus();
   auto t = tiny::target(c);
   std::atomic<bool> stop{true};
-  trainer::DrafterPipeline p(t, c, tiny::drafter(), tiny::run(50), {0, 1});
-  trainer::DraftRunHooks hooks;
+  racelab::trainer::DrafterPipeline p(t, c, tiny::drafter(), tiny::run(50), {0, 1});
+  racelab::trainer::DraftRunHooks hooks;
   hooks.stop = &stop;
   auto st = p.run(hooks);
   EXPECT_TRUE(st.interrupted);

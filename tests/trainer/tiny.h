@@ -15,34 +15,34 @@
 
 namespace tiny {
 
-inline trainer::data::Corpus corpus(uint64_t seed = 5) {
-  trainer::data::SyntheticSpec s;
+inline racelab::trainer::data::Corpus corpus(uint64_t seed = 5) {
+  racelab::trainer::data::SyntheticSpec s;
   s.seed = seed;
   s.tokens = 8192;
-  return trainer::data::make_synthetic_corpus(s);
+  return racelab::trainer::data::make_synthetic_corpus(s);
 }
 
-inline std::shared_ptr<trainer::NativeTarget> target(const trainer::data::Corpus& c, uint64_t seed = 3) {
-  trainer::TargetConfig t;
+inline std::shared_ptr<racelab::trainer::NativeTarget> target(const racelab::trainer::data::Corpus& c, uint64_t seed = 3) {
+  racelab::trainer::TargetConfig t;
   t.vocab_size = c.vocab_size;
   t.d_model = 32;
   t.layers = 2;
   t.heads = 2;
   t.max_len = 64;
-  auto m = std::make_shared<trainer::NativeTarget>(t, seed);
+  auto m = std::make_shared<racelab::trainer::NativeTarget>(t, seed);
   m->params().freeze();
   return m;
 }
 
-inline trainer::DrafterConfig drafter() {
-  trainer::DrafterConfig d;
+inline racelab::trainer::DrafterConfig drafter() {
+  racelab::trainer::DrafterConfig d;
   d.layers = 1;
   d.heads = 2;
   return d;
 }
 
-inline trainer::DraftRunConfig run(int64_t steps = 6, uint64_t seed = 11) {
-  trainer::DraftRunConfig r;
+inline racelab::trainer::DraftRunConfig run(int64_t steps = 6, uint64_t seed = 11) {
+  racelab::trainer::DraftRunConfig r;
   r.steps = steps;
   r.batch = 2;
   r.seq_lens = {16, 24};
@@ -56,9 +56,9 @@ inline trainer::DraftRunConfig run(int64_t steps = 6, uint64_t seed = 11) {
 // Multi-threaded tests run under a mitigation that holds, so they test the
 // trainer, not the compile race.
 inline void quiet_setup() {
-  trainer::use_single_intra_op_thread();
-  trainer::compile::set_attention_mitigation("global_lock");
-  trainer::compile::reset_attention();
+  racelab::trainer::use_single_intra_op_thread();
+  racelab::compile::set_attention_mitigation("global_lock");
+  racelab::compile::reset_attention();
 }
 
 inline std::string temp_dir(const std::string& name) {

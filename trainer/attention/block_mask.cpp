@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-namespace trainer {
+namespace racelab::trainer {
 
 MaskSpec MaskSpec::causal(int64_t seq_len) {
   MaskSpec s;
@@ -67,4 +67,4 @@ at::Tensor build_mask(const MaskSpec& spec, c10::Device device) {
   return at::cat({ctx, own}, 1);
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

@@ -22,7 +22,7 @@
 
 #include <ATen/ATen.h>
 
-namespace trainer {
+namespace racelab::trainer {
 
 struct MaskSpec {
   enum class Kind { kCausal, kBlocks };
@@ -45,6 +45,6 @@ struct MaskSpec {
 at::Tensor build_mask(const MaskSpec& spec, c10::Device device = at::kCPU);
 bool may_attend(const MaskSpec& spec, int64_t query, int64_t key);
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_ATTENTION_BLOCK_MASK_H_

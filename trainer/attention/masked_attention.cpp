@@ -6,7 +6,7 @@
 
 #include "compile/attention_kernel.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 at::Tensor masked_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const MaskSpec& spec) {
   if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4)
@@ -17,4 +17,4 @@ at::Tensor masked_attention(const at::Tensor& q, const at::Tensor& k, const at::
   return compile::call_attention(q, k, v, build_mask(spec, q.device()));
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

@@ -13,12 +13,12 @@
 
 #include "trainer/attention/block_mask.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 // q: [batch, heads, spec.query_len(), head_dim]; k, v: [batch, heads, spec.key_len(), head_dim].
 // Throws std::invalid_argument when the shapes do not match the spec.
 at::Tensor masked_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const MaskSpec& spec);
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_ATTENTION_MASKED_ATTENTION_H_

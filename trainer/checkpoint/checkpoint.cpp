@@ -12,7 +12,7 @@
 #include "racelab/file_error.h"
 #include "trainer/util/errors.h"
 
-namespace trainer::checkpoint {
+namespace racelab::trainer::checkpoint {
 
 void write(const std::string& path, const File& file) {
   const auto meta = file.meta.dump();
@@ -79,4 +79,4 @@ std::vector<char> tensor_to_bytes(const at::Tensor& t) {
   return out;
 }
 
-}  // namespace trainer::checkpoint
+}  // namespace racelab::trainer::checkpoint

@@ -4,7 +4,7 @@
 // checksum, JSON meta, LibTorch payload).
 // Files are written to `path.tmp`, flushed, fsync'ed and renamed, so a reader
 // never sees a half-written checkpoint and a crash keeps the previous one.
-// Every refusal is trainer::BadInput naming the file and what was wrong.
+// Every refusal is racelab::trainer::BadInput naming the file and what was wrong.
 #ifndef TRAINER_CHECKPOINT_CHECKPOINT_H_
 #define TRAINER_CHECKPOINT_CHECKPOINT_H_
 
@@ -18,7 +18,7 @@
 
 #include "trainer/checkpoint/file_format.h"
 
-namespace trainer::checkpoint {
+namespace racelab::trainer::checkpoint {
 
 void write(const std::string& path, const File& file);
 // Refuses a missing, truncated, corrupt, wrong-version or wrong-kind file.
@@ -39,6 +39,6 @@ std::map<std::string, at::Tensor> load_tensors(const std::vector<char>& bytes, c
 at::Tensor bytes_to_tensor(const std::vector<char>& bytes);
 std::vector<char> tensor_to_bytes(const at::Tensor& t);
 
-}  // namespace trainer::checkpoint
+}  // namespace racelab::trainer::checkpoint
 
 #endif  // TRAINER_CHECKPOINT_CHECKPOINT_H_

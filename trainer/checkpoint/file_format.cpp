@@ -7,7 +7,7 @@
 
 #include "trainer/util/errors.h"
 
-namespace trainer::checkpoint {
+namespace racelab::trainer::checkpoint {
 namespace {
 
 constexpr char kMagic[8] = {'R', 'L', 'C', 'K', 'P', 'T', '\r', '\n'};
@@ -81,4 +81,4 @@ File decode(const std::vector<char>& bytes, const std::string& path, const std::
   return f;
 }
 
-}  // namespace trainer::checkpoint
+}  // namespace racelab::trainer::checkpoint

@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace trainer::checkpoint {
+namespace racelab::trainer::checkpoint {
 
 constexpr uint32_t kCheckpointVersion = 1;
 
@@ -30,13 +30,13 @@ struct File {
 std::string encode_header(const std::string& meta_text, const std::vector<char>& payload);
 
 // A whole file's bytes -> its meta and payload. Refuses a truncated, padded,
-// corrupt, wrong-version or wrong-kind file with trainer::BadInput naming
+// corrupt, wrong-version or wrong-kind file with racelab::trainer::BadInput naming
 // `path` and what was wrong.
 File decode(const std::vector<char>& bytes, const std::string& path, const std::string& expected_kind);
 
 // True when `bytes` start with the racelab checkpoint magic.
 bool starts_with_magic(const char* bytes, size_t n);
 
-}  // namespace trainer::checkpoint
+}  // namespace racelab::trainer::checkpoint
 
 #endif  // TRAINER_CHECKPOINT_FILE_FORMAT_H_

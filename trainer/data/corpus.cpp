@@ -10,7 +10,7 @@
 
 #include "trainer/util/errors.h"
 
-namespace trainer::data {
+namespace racelab::trainer::data {
 namespace {
 
 void split(const std::vector<int64_t>& all, double heldout_fraction, Corpus& out) {
@@ -130,4 +130,4 @@ at::Tensor sample_windows(const std::vector<int64_t>& stream, int64_t batch, int
   return out;
 }
 
-}  // namespace trainer::data
+}  // namespace racelab::trainer::data

@@ -21,7 +21,7 @@
 
 #include "trainer/util/rng.h"
 
-namespace trainer::data {
+namespace racelab::trainer::data {
 
 struct SyntheticSpec {
   uint64_t seed = 1234;
@@ -47,12 +47,12 @@ struct Corpus {
 
 Corpus make_synthetic_corpus(const SyntheticSpec& spec);
 
-// Throws trainer::BadInput naming the file when it cannot be read or is too short.
+// Throws racelab::trainer::BadInput naming the file when it cannot be read or is too short.
 Corpus load_text_corpus(const std::string& path, double heldout_fraction = 0.1, int64_t min_tokens = 1024);
 
 // `batch` windows of `seq_len` tokens at random offsets of `stream`: [batch, seq_len] int64.
 at::Tensor sample_windows(const std::vector<int64_t>& stream, int64_t batch, int64_t seq_len, Rng& rng);
 
-}  // namespace trainer::data
+}  // namespace racelab::trainer::data
 
 #endif  // TRAINER_DATA_CORPUS_H_

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace trainer {
+namespace racelab::trainer {
 namespace {
 
 // [1, max_len] padded copy of `seq`, on `device` (built on the CPU, copied once).
@@ -114,4 +114,4 @@ std::vector<EvalResult> evaluate(Target& target, const std::vector<Drafter*>& dr
   return results;
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

@@ -21,7 +21,7 @@
 #include "trainer/model/drafter.h"
 #include "trainer/model/target.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 struct SpecStats {
   int64_t verify_steps = 0;
@@ -58,6 +58,6 @@ struct EvalResult {
 std::vector<EvalResult> evaluate(Target& target, const std::vector<Drafter*>& drafters, const data::Corpus& corpus,
                                  const EvalConfig& cfg);
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_EVAL_SPECULATIVE_H_

@@ -7,7 +7,7 @@
 
 #include "trainer/attention/masked_attention.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 nlohmann::json DrafterConfig::to_json() const {
   return {{"layers", layers}, {"heads", heads}, {"max_block", max_block}, {"gamma", gamma}};
@@ -121,4 +121,4 @@ DraftLoss weighted_block_loss(const at::Tensor& logits, const at::Tensor& labels
   return out;
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

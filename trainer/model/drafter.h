@@ -6,7 +6,7 @@
 //    `taps`) are concatenated, projected to d_model and layer-normed once, then
 //    injected as extra keys/values into EVERY drafter layer (each layer applies
 //    its own k/v projections to them).
-//  - Attention (trainer::masked_attention, MaskSpec::blocks): bidirectional
+//  - Attention (racelab::trainer::masked_attention, MaskSpec::blocks): bidirectional
 //    inside a block, context strictly before the anchor, never another block.
 //  - Token embedding and LM head are the target's (frozen, shared); the drafter
 //    owns an in-block position embedding, its layers and its final norm.
@@ -26,7 +26,7 @@
 #include "trainer/model/params.h"
 #include "trainer/model/target.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 struct DrafterConfig {
   int64_t layers = 2;
@@ -76,6 +76,6 @@ DraftLoss weighted_block_loss(const at::Tensor& logits, const at::Tensor& labels
 // The weights exp(-(k-1)/gamma) for k = 1..B-1.
 std::vector<double> position_weights(int64_t block_size, double gamma);
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_MODEL_DRAFTER_H_

@@ -8,7 +8,7 @@
 #include "trainer/util/errors.h"
 #include "compile/torch_compat.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 at::Tensor ParamSet::add(const std::string& name, at::Tensor value, bool trainable) {
   if (index_.count(name)) throw std::logic_error("parameter registered twice: " + name);
@@ -89,4 +89,4 @@ at::Tensor mlp_residual(const ParamSet& params, const std::string& prefix, const
   return x + nnf::linear(h, params[prefix + "proj_w"], params[prefix + "proj_b"]);
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

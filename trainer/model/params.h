@@ -16,7 +16,7 @@
 
 #include <ATen/ATen.h>
 
-namespace trainer {
+namespace racelab::trainer {
 
 class ParamSet {
  public:
@@ -32,7 +32,7 @@ class ParamSet {
   // The device of the parameters (CPU for an empty set).
   c10::Device device() const;
   int64_t numel() const;
-  // Copies values in place from `saved`; throws trainer::BadInput naming `what`
+  // Copies values in place from `saved`; throws racelab::trainer::BadInput naming `what`
   // and the first missing or mis-shaped parameter.
   void load(const std::map<std::string, at::Tensor>& saved, const std::string& what, const std::string& prefix = "");
 
@@ -67,6 +67,6 @@ inline at::Tensor merge_heads(const at::Tensor& x) {
 void add_mlp_params(ParamSet& params, const std::string& prefix, int64_t d, double proj_std, at::Generator& gen);
 at::Tensor mlp_residual(const ParamSet& params, const std::string& prefix, const at::Tensor& x);
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_MODEL_PARAMS_H_

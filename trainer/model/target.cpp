@@ -7,7 +7,7 @@
 
 #include "trainer/attention/masked_attention.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 std::vector<int64_t> TargetConfig::taps() const {
   if (!tap_layers.empty()) return tap_layers;
@@ -96,4 +96,4 @@ TargetOutput NativeTarget::forward(const at::Tensor& tokens) {
   return out;
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

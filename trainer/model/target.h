@@ -4,7 +4,7 @@
 // logits, hidden states of the tapped layers, its token embedding and its LM
 // head (both shared with the drafter). Two implementations:
 //  - NativeTarget: racelab's own small causal transformer (pre-LN GPT), whose
-//    attention goes through trainer::masked_attention, trained by
+//    attention goes through racelab::trainer::masked_attention, trained by
 //    `racelab train-target` and saved as a racelab checkpoint;
 //  - a TorchScript module loaded from a file (trainer/model/target_file.h).
 #ifndef TRAINER_MODEL_TARGET_H_
@@ -20,7 +20,7 @@
 
 #include "trainer/model/params.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 struct TargetConfig {
   int64_t vocab_size = 65;
@@ -72,6 +72,6 @@ class NativeTarget : public Target {
   ParamSet params_;
 };
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_MODEL_TARGET_H_

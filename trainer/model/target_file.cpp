@@ -8,7 +8,7 @@
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/util/errors.h"
 
-namespace trainer {
+namespace racelab::trainer {
 namespace {
 
 class TorchScriptTarget : public Target {
@@ -176,4 +176,4 @@ def forward(self, tokens: Tensor) -> Tuple[Tensor, List[Tensor]]:
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

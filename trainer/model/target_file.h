@@ -19,7 +19,7 @@
 
 #include "trainer/model/target.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 // `extra` is stored in the checkpoint's metadata (corpus, held-out loss, ...).
 void save_target(const NativeTarget& target, const std::string& path, const nlohmann::json& extra);
@@ -30,6 +30,6 @@ void export_torchscript(const NativeTarget& target, const std::string& path);
 // FNV-1a of the target's parameters (TorchScript: of its state); drafters record it.
 uint64_t target_fingerprint(Target& target);
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_MODEL_TARGET_FILE_H_

@@ -14,7 +14,7 @@
 
 #include "racelab/sync.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 template <class T>
 class BoundedQueue {
@@ -59,6 +59,6 @@ class BoundedQueue {
   bool closed_ = false;
 };
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_PIPELINE_BOUNDED_QUEUE_H_

@@ -14,7 +14,7 @@
 #include "trainer/util/errors.h"
 #include "compile/torch_compat.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 nlohmann::json DraftRunConfig::to_json() const {
   return {{"steps", steps},
@@ -302,4 +302,4 @@ int64_t DrafterPipeline::load(const std::string& path, const nlohmann::json& ide
   return loaded;
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

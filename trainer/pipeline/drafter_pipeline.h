@@ -33,7 +33,7 @@
 #include "trainer/pipeline/metrics.h"
 #include "trainer/train/adamw.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 struct DraftRunConfig {
   int64_t steps = 400;                     // per worker, total (the LR schedule spans these)
@@ -123,6 +123,6 @@ class DrafterPipeline {
   std::vector<DraftWorker> workers_;
 };
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_PIPELINE_DRAFTER_PIPELINE_H_

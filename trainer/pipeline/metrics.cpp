@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace trainer {
+namespace racelab::trainer {
 
 MetricsLog::MetricsLog(const std::string& path, bool append)
     : out_(std::make_unique<racelab::JsonlWriter>(
@@ -49,4 +49,4 @@ void Progress::finish() {
   if (out_ != nullptr && tty_ && printed_) std::fprintf(out_, "\n");
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

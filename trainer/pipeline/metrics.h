@@ -19,7 +19,7 @@
 #include "racelab/jsonl.h"
 #include "racelab/sync.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 class MetricsLog {
  public:
@@ -54,6 +54,6 @@ class Progress {
   bool printed_ = false;
 };
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_PIPELINE_METRICS_H_

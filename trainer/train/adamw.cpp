@@ -9,7 +9,7 @@
 
 #include "trainer/util/errors.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 struct AdamW::Impl {
   std::vector<at::Tensor> params;
@@ -57,4 +57,4 @@ void AdamW::load(const std::vector<char>& bytes) {
   }
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

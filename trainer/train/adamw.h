@@ -11,7 +11,7 @@
 
 #include <ATen/ATen.h>
 
-namespace trainer {
+namespace racelab::trainer {
 
 struct AdamWOptions {
   double lr = 3e-3;
@@ -32,13 +32,13 @@ class AdamW {
   void step();  // clips, then steps
   void set_lr(double lr);
   std::vector<char> save() const;
-  void load(const std::vector<char>& bytes);  // throws trainer::BadInput
+  void load(const std::vector<char>& bytes);  // throws racelab::trainer::BadInput
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_TRAIN_ADAMW_H_

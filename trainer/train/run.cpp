@@ -27,7 +27,7 @@
 #include "trainer/util/worker_processes.h"
 #include "compile/torch_compat.h"
 
-namespace trainer {
+namespace racelab::trainer {
 namespace fs = std::filesystem;
 
 std::atomic<bool>& stop_flag() {
@@ -329,4 +329,4 @@ TrainSummary run_training(const TrainOptions& o) {
   return out;
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

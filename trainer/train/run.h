@@ -23,7 +23,7 @@
 #include "trainer/pipeline/drafter_pipeline.h"
 #include "trainer/train/target_trainer.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 struct CorpusOptions {
   std::string data_file;           // empty: the synthetic language
@@ -75,6 +75,6 @@ void warm_declared_shapes(Target& target, const DrafterConfig& dcfg, const data:
 nlohmann::json drafter_identity(Target& target, const data::Corpus& corpus, const DrafterConfig& dcfg,
                                 const DraftRunConfig& cfg);
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_TRAIN_RUN_H_

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cmath>
 
-namespace trainer {
+namespace racelab::trainer {
 namespace {
 
 // `windows` come from the corpus on the CPU; they go where the target is.
@@ -71,4 +71,4 @@ TargetTrainResult train_target(NativeTarget& target, const data::Corpus& corpus,
   return r;
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

@@ -11,7 +11,7 @@
 #include "trainer/pipeline/metrics.h"
 #include "trainer/train/adamw.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 struct TargetTrainConfig {
   int64_t steps = 600;
@@ -38,6 +38,6 @@ TargetTrainResult train_target(NativeTarget& target, const data::Corpus& corpus,
 double heldout_loss(Target& target, const data::Corpus& corpus, int64_t seq_len, int64_t batch, int64_t batches,
                     uint64_t seed);
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_TRAIN_TARGET_TRAINER_H_

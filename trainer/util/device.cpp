@@ -8,7 +8,7 @@
 
 #include "compile/torch_compat.h"
 
-namespace trainer {
+namespace racelab::trainer {
 
 std::string check_compute_device(const std::string& name) {
   c10::optional<c10::Device> parsed;
@@ -34,4 +34,4 @@ c10::Device compute_device(const std::string& name) {
   return c10::Device(name);
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

@@ -12,7 +12,7 @@
 
 #include <c10/core/Device.h>
 
-namespace trainer {
+namespace racelab::trainer {
 
 // "" when `name` is a device this build can train on here; otherwise why not:
 // not a device name, not cpu or cuda, a LibTorch built without CUDA, or no
@@ -23,6 +23,6 @@ std::string check_compute_device(const std::string& name);
 // reason when it cannot be used.
 c10::Device compute_device(const std::string& name);
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_UTIL_DEVICE_H_

@@ -9,13 +9,13 @@
 #include <stdexcept>
 #include <string>
 
-namespace trainer {
+namespace racelab::trainer {
 
 class BadInput : public std::runtime_error {
  public:
   explicit BadInput(const std::string& what) : std::runtime_error(what) {}
 };
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_UTIL_ERRORS_H_

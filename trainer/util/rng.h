@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-namespace trainer {
+namespace racelab::trainer {
 
 inline uint64_t splitmix64(uint64_t& state) {
   uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
@@ -38,6 +38,6 @@ class Rng {
   uint64_t state_;
 };
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_UTIL_RNG_H_

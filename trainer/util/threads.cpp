@@ -4,7 +4,7 @@
 
 #include <ATen/Parallel.h>
 
-namespace trainer {
+namespace racelab::trainer {
 
 void use_single_intra_op_thread() {
   at::set_num_threads(1);
@@ -16,4 +16,4 @@ void use_single_intra_op_thread() {
     }
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

@@ -10,10 +10,10 @@
 #ifndef TRAINER_UTIL_THREADS_H_
 #define TRAINER_UTIL_THREADS_H_
 
-namespace trainer {
+namespace racelab::trainer {
 
 void use_single_intra_op_thread();
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_UTIL_THREADS_H_

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace trainer {
+namespace racelab::trainer {
 namespace {
 
 int wait_for(pid_t pid) {
@@ -70,4 +70,4 @@ std::vector<WorkerExit> run_worker_processes(int workers, const std::function<in
   return exits;
 }
 
-}  // namespace trainer
+}  // namespace racelab::trainer

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace trainer {
+namespace racelab::trainer {
 
 struct WorkerExit {
   int status = 0;      // as waitpid() reports it (WIFEXITED, WEXITSTATUS, WIFSIGNALED ...)
@@ -28,6 +28,6 @@ struct WorkerExit {
 // after fork() in a threaded process only the calling thread exists.
 std::vector<WorkerExit> run_worker_processes(int workers, const std::function<int(int rank, int out_fd)>& child);
 
-}  // namespace trainer
+}  // namespace racelab::trainer
 
 #endif  // TRAINER_UTIL_WORKER_PROCESSES_H_

@@ -1,7 +1,7 @@
 // racelab/workload.h -- what the harness knows about a system under test.
 //
 // The harness sees a scenario's workload as a named body with knobs. It knows
-// nothing about drafters or compilers: the glue in scenarios/workloads/ registers
+// nothing about drafters or compilers: the glue in scenarios/register/ registers
 // each workload, and the engine runs it, under a strategy, as a trial.
 //
 // A trial body runs on managed thread 0. It starts its own racelab::Threads,

@@ -1,0 +1,146 @@
+#include "campaign/local_shards.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "campaign/campaign.h"
+#include "racelab/exit_code.h"
+
+namespace racelab::campaign {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Starts one shard: this binary run with `args` (args[0] its name in `ps`) as
+// a child whose output goes to `log`.
+//  - It starts with SIGINT and SIGTERM blocked, and install_interrupt_handlers()
+//    unblocks them once its handlers are set: an interrupt that arrives while
+//    it is still starting up waits for them instead of killing it, so every
+//    shard leaves a valid (perhaps empty) results file.
+//  - It gets SIGTERM when this process dies, even by SIGKILL (the parent-death
+//    signal of Linux), and stops as for a Ctrl-C instead of running on alone.
+pid_t start_shard(std::vector<std::string> args, const std::string& dir, const std::string& log) {
+  sigset_t stop_signals, old;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &stop_signals, &old);  // the child inherits the mask, exec keeps it
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // We may have died between fork and prctl: then the signal was never sent.
+    if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent) ::_exit(kExitInterrupted);
+    // The shard's own summary goes to its folder; the parent prints the merged one.
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (std::FILE* lf = std::fopen(log.c_str(), "w")) {
+      ::dup2(fileno(lf), 1);
+      ::dup2(fileno(lf), 2);
+    }
+    std::vector<char*> av;
+    for (auto& a : args) av.push_back(a.data());
+    av.push_back(nullptr);
+    ::execv("/proc/self/exe", av.data());
+    std::perror("racelab: exec");
+    ::_exit(127);
+  }
+  const int fork_err = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);  // an interrupt meanwhile is delivered here, now
+  if (pid < 0) throw std::runtime_error(std::string("cannot start a shard: fork: ") + std::strerror(fork_err));
+  return pid;
+}
+
+}  // namespace
+
+std::vector<std::string> run_local_shards(const LocalShards& f) {
+  const std::string& cmd = f.command;
+  const int n = f.count;
+  std::vector<pid_t> kids;
+  std::vector<std::string> results;
+  // The shards share one list of cells, costliest first (cell_claims.h): a
+  // fresh counter per campaign.
+  const std::string claims = (fs::path(f.out) / "shards" / "claims").string();
+  fs::create_directories(fs::path(claims).parent_path());
+  fs::remove(claims);
+  for (int k = 1; k <= n; ++k) {
+    const std::string dir = (fs::path(f.out) / "shards" / std::to_string(k)).string();
+    std::vector<std::string> args = {"racelab: shard", cmd};  // argv[0]: what `ps` shows
+    args.insert(args.end(), f.paths.begin(), f.paths.end());
+    for (const std::string& a : {std::string("--out"), dir, std::string("--budget-scale"),
+                                 fmt::format("{}", f.budget_scale), std::string("--shard"),
+                                 fmt::format("{}/{}", k, n), std::string("--jobs"), std::string("1"),
+                                 std::string("--no-progress"), std::string("--no-minimize"),
+                                 std::string("--claim-from"), claims})
+      args.push_back(a);
+    if (!f.torch.empty()) args.insert(args.end(), {"--torch", f.torch});
+    results.push_back((fs::path(dir) / results_file_name({k - 1, n})).string());
+    fs::create_directories(dir);  // here, so a path that cannot be made is the parent's exit 3
+    const pid_t pid = start_shard(args, dir, (fs::path(dir) / "log.txt").string());
+    kids.push_back(pid);
+  }
+  std::fprintf(stderr, "racelab %s: running %d shards in parallel (results in %s/shards/)\n", cmd.c_str(), n,
+               f.out.c_str());
+  // Live progress from the shards' results files: count finished cells and
+  // trials in the lines appended since the last look.
+  const bool tty = f.progress;
+  std::vector<std::streamoff> offsets(results.size(), 0);
+  int64_t cells = 0, trials = 0, failing = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  size_t running = kids.size();
+  bool forwarded = false;
+  while (running > 0) {
+    // A Ctrl-C on a terminal reaches the whole process group; a `kill -INT`
+    // of this process alone is passed on, so every shard stops and reports.
+    if (interrupt_requested() && !forwarded) {
+      for (pid_t pid : kids)
+        if (pid > 0) ::kill(pid, SIGINT);
+      forwarded = true;
+    }
+    for (auto& pid : kids) {
+      if (pid <= 0) continue;
+      int status = 0;
+      const pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid || (r < 0 && errno != EINTR)) pid = 0, --running;
+    }
+    if (tty) {
+      for (size_t i = 0; i < results.size(); ++i) {
+        std::ifstream in(results[i]);
+        if (!in) continue;
+        in.seekg(offsets[i]);
+        std::string line;
+        while (std::getline(in, line) && !in.eof()) {
+          offsets[i] = in.tellg();
+          // Keys are written sorted: a trial line starts {"cell_seed":..,"trial":..}.
+          if (line.rfind("{\"cell_seed\"", 0) == 0) {
+            ++trials;
+            failing += line.find("\"outcome\":\"holds\"") == std::string::npos;
+          } else if (line.rfind("{\"cell\":", 0) == 0) {
+            ++cells;
+          }
+        }
+      }
+      std::fprintf(stderr, "\r\33[K[%lld/%zu cells] %lld trials, %lld failing | %.0f s", static_cast<long long>(cells),
+                   f.total_cells, static_cast<long long>(trials), static_cast<long long>(failing),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      std::fflush(stderr);
+    }
+    if (running > 0) ::usleep(200000);
+  }
+  if (tty) std::fprintf(stderr, "\r\33[K");
+  return results;
+}
+
+}  // namespace racelab::campaign
