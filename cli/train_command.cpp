@@ -19,20 +19,10 @@
 namespace racelab::cli {
 
 int train_command(int argc, char** argv) {
-  racelab::trainer::TrainOptions o;
-  // The defaults of `racelab train`: about 2-3 minutes end to end on 2 CPU cores.
-  o.target.d_model = 64;
-  o.target.layers = 2;
-  o.target.heads = 4;
-  o.target.max_len = 128;
-  o.target_train.steps = 300;
-  o.run.steps = 200;
-  o.eval.new_tokens = 48;
-  // The default is the fix upstream shipped (a thread-local capture flag):
-  // `--mitigation none` reproduces the upstream failure instead.
-  o.mitigation = "isolate_thread";
+  racelab::trainer::TrainOptions o;  // the defaults are the struct's (trainer/train/run.h)
   bool no_eval = false, quiet = false;
-  std::string seq_lens = "64", block_sizes = "4";
+  std::string seq_lens = fmt::format("{}", fmt::join(o.run.seq_lens, ",")),
+              block_sizes = fmt::format("{}", fmt::join(o.run.block_sizes, ","));
 
   CLI::App app{"Train DFlash-style block drafters for a target LM: N worker threads (one drafter each), "
                "then speculative-decoding evaluation (tau, losslessness).",
@@ -45,22 +35,22 @@ int train_command(int argc, char** argv) {
   add_target_flags(app, o.target, o.target_train);
   app.add_option("--seed", o.run.seed, "Seed of the drafters' data streams and initialisation")->capture_default_str();
   add_device_flag(app, o.device);
-  app.add_option("--workers", o.workers, "Drafter worker threads (one drafter each)")->capture_default_str()->check(CLI::Range(1, 256));
-  app.add_option("--steps", o.run.steps, "Training steps per drafter")->capture_default_str()->check(CLI::Range(1, 10000000));
-  app.add_option("--batch", o.run.batch, "Sequences per drafter batch")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--workers", o.workers, "Drafter worker threads (one drafter each)")->capture_default_str()->check(in_range(limits::kWorkers));
+  app.add_option("--steps", o.run.steps, "Training steps per drafter")->capture_default_str()->check(in_range(limits::kSteps));
+  app.add_option("--batch", o.run.batch, "Sequences per drafter batch")->capture_default_str()->check(in_range(limits::kBatch));
   app.add_option("--seq-lens", seq_lens, "Comma-separated sequence lengths, cycled per step")->capture_default_str();
   app.add_option("--block-sizes", block_sizes, "Comma-separated block sizes (anchor + mask tokens), cycled per step")
       ->capture_default_str();
-  app.add_option("--anchors", o.run.anchors, "Blocks per training sequence")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--anchors", o.run.anchors, "Blocks per training sequence")->capture_default_str()->check(in_range(limits::kAnchors));
   app.add_option("--gamma", o.drafter.gamma, "Loss decay over block positions: weight exp(-(k-1)/gamma)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--drafter-layers", o.drafter.layers, "Drafter layers")->capture_default_str()->check(CLI::Range(1, 64));
-  app.add_option("--drafter-heads", o.drafter.heads, "Drafter attention heads")->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--drafter-layers", o.drafter.layers, "Drafter layers")->capture_default_str()->check(in_range(limits::kDrafterLayers));
+  app.add_option("--drafter-heads", o.drafter.heads, "Drafter attention heads")->capture_default_str()->check(in_range(limits::kDrafterHeads));
   app.add_option("--lr", o.run.adamw.lr, "Drafter peak learning rate (AdamW)")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--queue-depth", o.run.queue_depth, "Batches the producer may queue per worker")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1024));
+      ->check(in_range(limits::kQueueDepth));
   app.add_option("--mitigation", o.mitigation, "Compile-race mitigation around attention")
       ->capture_default_str()
       ->check(CLI::Validator(check_mitigation, "MITIGATION"));
@@ -69,8 +59,8 @@ int train_command(int argc, char** argv) {
   app.add_option("--stop-after", o.run.stop_after, "Stop each drafter after this many steps in this session (then --resume)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--no-eval", no_eval, "Skip the speculative-decoding evaluation");
-  app.add_option("--eval-prompts", o.eval.prompts, "Held-out prompts for evaluation")->capture_default_str()->check(CLI::Range(1, 100000));
-  app.add_option("--eval-tokens", o.eval.new_tokens, "Tokens generated per prompt")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--eval-prompts", o.eval.prompts, "Held-out prompts for evaluation")->capture_default_str()->check(in_range(limits::kEvalPrompts));
+  app.add_option("--eval-tokens", o.eval.new_tokens, "Tokens generated per prompt")->capture_default_str()->check(in_range(limits::kEvalTokens));
   app.add_option("--eval-block-size", o.eval.block_size, "Block size at evaluation (default: the first of --block-sizes)");
   app.add_flag("--quiet", quiet, "No progress output");
   app.add_option("--worker-rank", o.worker_rank, "(internal) isolate_process child: train only this drafter")

@@ -15,24 +15,26 @@
 
 namespace racelab::cli {
 
+CLI::Range in_range(const limits::Range& range) { return CLI::Range(range.min, range.max); }
+
 void add_corpus_flags(CLI::App& app, racelab::trainer::CorpusOptions& c) {
   app.add_option("--data", c.data_file, "Plain-text training file (byte-level tokens); default: the synthetic language");
   app.add_option("--corpus-seed", c.synthetic.seed, "Seed of the synthetic language")->capture_default_str();
   app.add_option("--corpus-tokens", c.synthetic.tokens, "Tokens in the synthetic corpus")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{4096}, int64_t{100000000}));
+      ->check(in_range(limits::kCorpusTokens));
 }
 
 void add_target_flags(CLI::App& app, racelab::trainer::TargetConfig& t, racelab::trainer::TargetTrainConfig& tt) {
-  app.add_option("--d-model", t.d_model, "Target width")->capture_default_str()->check(CLI::Range(8, 4096));
-  app.add_option("--layers", t.layers, "Target layers")->capture_default_str()->check(CLI::Range(1, 64));
-  app.add_option("--heads", t.heads, "Target attention heads")->capture_default_str()->check(CLI::Range(1, 64));
-  app.add_option("--max-len", t.max_len, "Target context length")->capture_default_str()->check(CLI::Range(8, 4096));
-  app.add_option("--target-steps", tt.steps, "Target training steps")->capture_default_str()->check(CLI::Range(1, 10000000));
-  app.add_option("--target-batch", tt.batch, "Target batch size")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--d-model", t.d_model, "Target width")->capture_default_str()->check(in_range(limits::kDModel));
+  app.add_option("--layers", t.layers, "Target layers")->capture_default_str()->check(in_range(limits::kLayers));
+  app.add_option("--heads", t.heads, "Target attention heads")->capture_default_str()->check(in_range(limits::kHeads));
+  app.add_option("--max-len", t.max_len, "Target context length")->capture_default_str()->check(in_range(limits::kMaxLen));
+  app.add_option("--target-steps", tt.steps, "Target training steps")->capture_default_str()->check(in_range(limits::kSteps));
+  app.add_option("--target-batch", tt.batch, "Target batch size")->capture_default_str()->check(in_range(limits::kBatch));
   app.add_option("--target-seq-len", tt.seq_len, "Target training sequence length")
       ->capture_default_str()
-      ->check(CLI::Range(2, 4096));
+      ->check(in_range(limits::kTargetSeqLen));
   app.add_option("--target-lr", tt.adamw.lr, "Target peak learning rate")->capture_default_str()->check(CLI::PositiveNumber);
 }
 

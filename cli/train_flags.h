@@ -10,9 +10,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include "trainer/train/limits.h"
 #include "trainer/train/run.h"
 
 namespace racelab::cli {
+
+namespace limits = racelab::trainer::limits;
+
+// A flag's check from the trainer's own range (trainer/train/limits.h).
+CLI::Range in_range(const limits::Range& range);
 
 void add_corpus_flags(CLI::App& app, racelab::trainer::CorpusOptions& corpus);
 void add_target_flags(CLI::App& app, racelab::trainer::TargetConfig& target, racelab::trainer::TargetTrainConfig& training);

@@ -48,6 +48,7 @@
 #include "racelab/controller.h"
 #include "racelab/workload.h"
 #include "trainer/pipeline/drafter_pipeline.h"
+#include "trainer/train/limits.h"
 #include "trainer/train/run.h"
 #include "trainer/util/threads.h"
 
@@ -123,16 +124,19 @@ Setup make_setup(const racelab::TrialInput& in) {
 // check_knobs): each knob's range, then the trainer's own rules for the
 // combination (heads divide d_model, sequences fit the blocks).
 void check_knobs(const json& k) {
-  racelab::int_knob(k, "steps", 1, 100000);
-  racelab::int_knob(k, "batch", 1, 1024);
-  racelab::int_knob(k, "anchors", 1, 64);
-  racelab::int_knob(k, "d_model", 8, 1024);
-  racelab::int_knob(k, "layers", 1, 16);
-  racelab::int_knob(k, "heads", 1, 64);
-  racelab::int_knob(k, "drafter_layers", 1, 16);
-  racelab::int_knob(k, "queue_depth", 1, 1024);
-  racelab::int_knob(k, "corpus_tokens", 1024, 10000000);
-  racelab::int_knob(k, "rank", -1, 63);
+  namespace limits = racelab::trainer::limits;
+  auto in_range = [&k](const char* name, const limits::Range& r) { racelab::int_knob(k, name, r.min, r.max); };
+  in_range("steps", limits::kSteps);
+  in_range("batch", limits::kBatch);
+  in_range("anchors", limits::kAnchors);
+  in_range("d_model", limits::kDModel);
+  in_range("layers", limits::kLayers);
+  in_range("heads", limits::kHeads);
+  in_range("drafter_layers", limits::kDrafterLayers);
+  in_range("queue_depth", limits::kQueueDepth);
+  in_range("corpus_tokens", limits::kCorpusTokens);
+  // -1: every drafter; else one rank of at most kWorkers.
+  racelab::int_knob(k, "rank", -1, limits::kWorkers.max - 1);
   for (const char* list : {"seq_lens", "block_sizes"}) {
     const json& v = k.at(list);
     bool ok = v.is_array() && !v.empty();

@@ -202,6 +202,17 @@ DraftRunStats run_children(const TrainOptions& o, const std::string& target_path
 
 }  // namespace
 
+TrainOptions::TrainOptions() {
+  // `racelab train`'s sizes, smaller than the model structs' own defaults.
+  target.d_model = 64;
+  target.layers = 2;
+  target.heads = 4;
+  target.max_len = 128;
+  target_train.steps = 300;
+  run.steps = 200;
+  eval.new_tokens = 48;
+}
+
 TrainSummary run_training(const TrainOptions& o) {
   TrainSummary out;
   auto t0 = std::chrono::steady_clock::now();

@@ -31,7 +31,12 @@ struct CorpusOptions {
 };
 data::Corpus load_corpus(const CorpusOptions& options);  // BadInput for a bad file
 
+// Everything `racelab train` runs with. The defaults are the command's: about
+// 2-3 minutes end to end on 2 CPU cores; its flags start from them
+// (cli/train_command.cpp), and each flag's range is in trainer/train/limits.h.
 struct TrainOptions {
+  TrainOptions();
+
   std::string out_dir = "racelab-run";
   CorpusOptions corpus;
   std::string target_file;         // empty: train (or resume) the target in out_dir
@@ -41,7 +46,9 @@ struct TrainOptions {
   DraftRunConfig run;
   int64_t workers = 2;
   std::string device = "cpu";      // cpu, cuda or cuda:N (trainer/util/device.h)
-  std::string mitigation = "none";
+  // The fix upstream shipped (a thread-local capture flag); "none" reproduces
+  // the upstream failure instead.
+  std::string mitigation = "isolate_thread";
   bool freeze = false;             // precompile: a shape not warmed up raises
   bool resume = false;
   bool evaluate = true;
