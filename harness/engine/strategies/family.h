@@ -21,6 +21,9 @@
 //   replay.cpp   replay:FILE       replay            one schedule, every trial
 //   preempt.cpp  (none)            preempt           (minimisation writes its specs)
 //
+// Besides them: follow.h, the follow-a-list Strategy that dfs, dpor and
+// replay share; family.cpp, the helpers below; families.cpp, the list.
+//
 // Adding a strategy: a file here that defines its StrategyFamily, one line in
 // strategies/families.cpp, and, for a name, its StrategyName::Kind
 // (engine/driver.h). Each file's comment says what the strategy does and why.
