@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <engine/cell.h>
+#include <racelab/cell.h>
 #include <racelab/sync.h>
 #include <racelab/workload.h>
 

@@ -5,8 +5,9 @@
 #   bin/racelab-torch                 its LibTorch part, which racelab runs itself (cli/torch_part.h)
 #   bin/racelab-cc, bin/racelab-c++   gcc / g++ building a program with memory-access points
 #   include/racelab/*.h               the instrumentation API, racelab.h (C), cli.h,
-#                                     op_points.h (op-level points in LibTorch programs)
-#   include/racelab/engine/*.h        the engine, for racelab::engine
+#                                     op_points.h (op-level points in LibTorch programs),
+#                                     cell.h (harness/engine/cell.h: run_cell, for racelab::engine);
+#                                     the public headers only: the engine's others are its own
 #   lib/libracelab_*.a                the libraries (libracelab_tsan_rt.a: memory-access points)
 #   lib/libracelab_op_points_preload.so  op-level points, LD_PRELOADed into a LibTorch program
 #   share/racelab/scenarios/          the catalogue (what `racelab compare` runs by default)
@@ -43,8 +44,9 @@ install(EXPORT racelabCliTargets NAMESPACE racelab:: DESTINATION ${RACELAB_CMAKE
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/include/racelab ${PROJECT_SOURCE_DIR}/cli/include/racelab
                   ${PROJECT_SOURCE_DIR}/torch_points/include/racelab
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/engine DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/racelab
-        FILES_MATCHING PATTERN "*.h")
+# The engine's one public header: a program that embeds the engine includes
+# <racelab/cell.h>, and nothing else of engine/ is an API.
+install(FILES ${PROJECT_SOURCE_DIR}/harness/engine/cell.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/racelab)
 
 # The Python host (racelab pyrun, --python): the package the worker imports and
 # the library it loads, found by racelab from its own prefix

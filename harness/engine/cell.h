@@ -1,6 +1,8 @@
 // engine/cell.h -- the public engine API: run the trials of one cell
 // (scenario x workload x mitigation x threads x strategy) and stream a record
-// per trial. Campaigns and reports build on this; keep it stable.
+// per trial. Campaigns and reports build on this; keep it stable. The one
+// engine header the package installs, as <racelab/cell.h>: what a program that
+// embeds the engine (racelab::engine) includes, so it includes nothing else.
 //
 // "failure" = any outcome other than `holds`. For each failing trial the record
 // carries the one-line compact schedule; the full schedule file is written (to

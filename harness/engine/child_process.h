@@ -1,5 +1,6 @@
 // engine/child_process.h -- the one way racelab starts a child process: the
-// supervisor's workers, the exec worker's program, the CUDA capture child.
+// supervisor's workers, the zygote, the exec worker's program, the CUDA
+// capture child. The one file that calls posix_spawn.
 //
 // posix_spawn (never fork in a process that may have threads), with the
 // child's descriptors wired by file actions; pipes whose ends are close-on-exec

@@ -1,21 +1,23 @@
 // engine/driver.h -- the parent-side half of a strategy: turns the user's
 // strategy name into one per-trial spec after another, learning across trials.
-// The strategy syntax below is defined here once (parse_strategy); scenario
-// files, the command line and reports all go through it.
+// The strategy syntax below is parsed here once (parse_strategy); scenario
+// files, the command line and reports all go through it. Each strategy, with
+// its driver and its name, is defined in its own file
+// (engine/strategies/family.h).
 //
 //   os                 free running, no scheduler
 //   os+jitter[:P]      free running, random yield/sleep at a point with probability P (0.2)
 //   random             uniform choice at every step
 //   pct:D              PCT with depth D; k (steps) = the most steps seen so far (64 before
 //                      the first trial), n = the most managed threads seen
-//   pos                partial order sampling (engine/strategy.h)
+//   pos                partial order sampling (strategies/pos.cpp)
 //   surw               selectively uniform random walk; its step estimates come from a
 //                      calibration trial (the cell's first, a random walk), then from
 //                      all the cell's earlier trials
 //   dfs:P              depth-first over all schedules with at most P preemptions;
 //                      exhausted() once every one was tried (the `complete` verdict)
 //   dpor:P             the same classes of schedules as dfs:P, one or a few schedules per
-//                      class (engine/dpor.h); exhausted() and classes() likewise
+//                      class (strategies/dpor.cpp); exhausted() and classes() likewise
 //   auto               a portfolio of kAutoArms: a fixed cycle (kAutoCycle) until the
 //                      first failure, Thompson sampling on each arm's failures after it;
 //                      every trial's spec names its arm ("via")
@@ -44,6 +46,7 @@ namespace racelab {
 
 // A strategy name, parsed.
 struct StrategyName {
+  // Which strategy: one per file of engine/strategies/ that has a name.
   enum class Kind { kOs, kOsJitter, kRandom, kPct, kPos, kSurw, kDfs, kDpor, kAuto, kReplay };
   Kind kind = Kind::kOs;
   int param = 0;        // pct: the depth D; dfs, dpor: the preemption bound P
@@ -58,40 +61,12 @@ struct StrategyName {
 // Throws std::invalid_argument naming the problem for an unknown or malformed name.
 StrategyName parse_strategy(const std::string& name);
 // For messages: "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, dpor:P, auto, auto+os or replay:FILE".
-extern const char* const kStrategySyntax;
+std::string strategy_syntax();
 // The strategies `auto` shares its trials among, in order.
 extern const char* const kAutoArms[3];
 // Indexes into kAutoArms: whose turn each trial is until the cell's first
-// failure, round and round. surw has four turns in six, pos and pct:3 one each.
-//
-// Why these arms and shares. What counts for finding a bug is the trials
-// before the first failure, and before it nothing tells the arms apart: no
-// arm has a failure to learn from, so any learning rule just spreads the
-// trials (Thompson sampling on zero failures gave each arm about a third,
-// which left auto 2.5-3x behind the best arm). A fixed share instead gives a
-// stated guarantee: if an arm finds the bug in a fraction p of its trials,
-// auto finds it in at least share x p of its own, so auto's expected trials
-// to the first failure are at most 1/share of that arm's -- 1.5x surw's, 6x
-// pos's or pct:3's (and so is the median, where each trial fails with about
-// the same chance). So the share follows the evidence of which arm is
-// strongest:
-//  - surw (4/6): the strongest sampler in the published SURW study (35 of 38
-//    subjects at 10,000 schedules, PCT-3 33, POS 30) and the best single
-//    strategy on every hard bug here (the README's search table). It lets
-//    uninteresting steps run ahead and samples the interleavings of the
-//    interesting ones uniformly, which is what a long prefix, a deep order or
-//    many threads need.
-//  - pos (1/6): samples racing steps evenly without any estimates, so it
-//    still works where surw's estimates mislead (step counts that vary from
-//    run to run, a bug among steps surw's interesting-set draw left out).
-//  - pct:3 (1/6): the one arm with a proven bound, 1/(n k^2) per trial for a
-//    bug of depth 3 or less, whatever the program; the grounds for a "holds"
-//    verdict (reports) rest on it.
-// The cycle starts with pos so that surw's first turn already has estimates
-// (auto's arms learn from every trial) instead of spending a calibration run.
-// After the first failure the question is a different one (how many more
-// failures, for counts and minimisation), and the arm that found it is the
-// evidence: Thompson sampling takes over.
+// failure, round and round. surw has four turns in six, pos and pct:3 one each
+// (why these arms and shares: strategies/auto.cpp).
 extern const int kAutoCycle[6];
 // True for os and os+jitter[:P]; false for anything else, unparseable names
 // included. Never throws (reports call it on names read from results files).

@@ -1,21 +1,22 @@
 // engine/strategy.h -- who runs next, decided at every scheduling step of ONE
 // trial. These objects hold no state across trials: cross-trial learning is the
-// parent's job (engine/driver.h), which sends each trial a JSON spec:
+// parent's job (engine/driver.h), which sends each trial a JSON spec. Each
+// kind is defined in its strategy's file (engine/strategies/family.h):
 //
-//   {"kind":"free"}                     os: no scheduler at all
+//   {"kind":"free"}                     os: no scheduler at all (strategies/os.cpp)
 //   {"kind":"free","jitter":0.2}        os+jitter: free running, random yield/sleep at points
-//   {"kind":"random"}                   uniform among the runnable threads
-//   {"kind":"pct","d":2,"k":120}        PCT: random priorities, d-1 change points in [0,k)
+//   {"kind":"random"}                   uniform among the runnable threads (random.cpp)
+//   {"kind":"pct","d":2,"k":120}        PCT: random priorities, d-1 change points in [0,k) (pct.cpp)
 //   {"kind":"pos"}                      partial order sampling: random priorities per step,
-//                                       redrawn for the steps that race with the one that ran
+//                                       redrawn for the steps that race with the one that ran (pos.cpp)
 //   {"kind":"surw","interesting":["a.read",...],"counts":[[1,40],[2,3]]}
 //                                       selectively uniform random walk: weights = estimated
 //                                       interesting steps left per thread ("interesting"
-//                                       absent: every step is)
-//   {"kind":"follow","prefix":[0,1,1]}  DFS: follow a prefix, then never preempt
-//   {"kind":"replay","decisions":[{"thread":1,"point":"a"},...]}  follow exactly or diverge
+//                                       absent: every step is) (surw.cpp)
+//   {"kind":"follow","prefix":[0,1,1]}  DFS: follow a prefix, then never preempt (dfs.cpp)
+//   {"kind":"replay","decisions":[{"thread":1,"point":"a"},...]}  follow exactly or diverge (replay.cpp)
 //   {"kind":"preempt","set":[[A,k,B],...]}  when A makes its k-th request, switch to B;
-//                                       otherwise never preempt (minimisation)
+//                                       otherwise never preempt (minimisation; preempt.cpp)
 //
 // Coin flips come from the trial seed, so a spec plus a seed is a schedule.
 #ifndef RACELAB_ENGINE_STRATEGY_H_
@@ -96,7 +97,8 @@ class Strategy {
 };
 
 // Builds the strategy for one trial; throws std::invalid_argument naming the
-// field for a bad spec. `seed` is the trial seed.
+// field for a bad spec. `seed` is the trial seed. The kinds and their
+// factories: engine/strategies/family.h.
 std::unique_ptr<Strategy> make_strategy(const nlohmann::json& spec, uint64_t seed);
 
 // splitmix64: the one mixing function for seeds (trial seeds, strategy streams).

@@ -58,7 +58,7 @@ struct Decision {
   // objects it wrote by releasing them (a mutex unlocked, a condition variable
   // notified: that enables the threads blocked on it), and -1 when it joined an
   // ended thread (ordered after everything that thread did). The reduction
-  // (engine/dpor.h) counts these as writes; schedules do not record them.
+  // (engine/strategies/dpor.cpp) counts these as writes; schedules do not record them.
   std::vector<int> touched;
   // The requester was let go after an uncontrolled wait (Scheduler::let_go):
   // this step happened because of time, not of the program.

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -13,17 +12,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "engine/child_process.h"
 #include "engine/tsan_report.h"
 #include "engine/worker.h"
 #include "engine/worker_channel.h"
 #include "racelab/exit_code.h"
-
-extern char** environ;
 
 namespace racelab {
 
@@ -202,23 +201,27 @@ bool Zygote::start(std::string* why) {
     *why = fmt::format("socketpair: {}", std::strerror(errno));
     return false;
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, sv[1], kZygoteSocketFd);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  char* argv[] = {const_cast<char*>("racelab: zygote"), const_cast<char*>("__zygote"), nullptr};
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  ::close(sv[1]);
-  if (rc != 0) {
+  // Our end for the zygote's descriptor kZygoteSocketFd: above it, so that
+  // the dup2 onto it clears close-on-exec (engine/child_process.h).
+  try {
+    sv[1] = move_fd_high(sv[1], kZygoteSocketFd + 1, "zygote");
+  } catch (const std::runtime_error& e) {
     ::close(sv[0]);
-    *why = fmt::format("cannot start the zygote: {}", std::strerror(rc));
+    *why = e.what();
+    return false;
+  }
+  ChildSpec child;
+  child.argv = {"/proc/self/exe", "__zygote"};
+  child.shown_name = "racelab: zygote";
+  child.dup2 = {{sv[1], kZygoteSocketFd}};
+  child.stdin_dev_null = true;
+  child.own_process_group = true;
+  std::string error;
+  const pid_t pid = spawn_child(child, &error);
+  ::close(sv[1]);
+  if (pid < 0) {
+    ::close(sv[0]);
+    *why = "the zygote: " + error;
     return false;
   }
   socket_ = sv[0];

@@ -1,4 +1,4 @@
-// Strategies: determinism per seed, PCT's floor, DFS's complete verdict, os.
+// Strategies: determinism per seed, PCT's floor, DFS's complete verdict, os, the list of strategy files.
 #include <set>
 
 #include <gtest/gtest.h>
@@ -112,5 +112,55 @@ TEST(Strategy, BadNamesAndSpecsAreRejectedWithTheField) {
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("'d'"), std::string::npos) << e.what();
+  }
+}
+
+// The names and spec kinds come from one list of strategy files
+// (engine/strategies/families.cpp): each name parses to its kind and makes a
+// driver whose first spec is its strategy's, and each spec kind makes a strategy.
+TEST(Strategy, EveryNameAndSpecKindReachesItsStrategyFile) {
+  using Kind = racelab::StrategyName::Kind;
+  EXPECT_EQ(racelab::strategy_syntax(),
+            "os, os+jitter[:P], random, pct:D, pos, surw, dfs:P, dpor:P, auto, auto+os or replay:FILE");
+  struct Case {
+    const char* name;
+    Kind kind;
+    int param;
+    const char* first_spec_kind;
+  };
+  const Case cases[] = {{"os", Kind::kOs, 0, "free"},          {"os+jitter:0.5", Kind::kOsJitter, 0, "free"},
+                        {"random", Kind::kRandom, 0, "random"}, {"pct:3", Kind::kPct, 3, "pct"},
+                        {"pos", Kind::kPos, 0, "pos"},          {"surw", Kind::kSurw, 0, "random"},
+                        {"dfs:2", Kind::kDfs, 2, "follow"},     {"dpor:1", Kind::kDpor, 1, "follow"},
+                        {"auto", Kind::kAuto, 0, "pos"},        {"auto+os", Kind::kAuto, 1, "pos"}};
+  for (const Case& c : cases) {
+    const racelab::StrategyName s = racelab::parse_strategy(c.name);
+    EXPECT_EQ(s.kind, c.kind) << c.name;
+    EXPECT_EQ(s.param, c.param) << c.name;
+    auto driver = racelab::make_driver(c.name, 2, 1);
+    nlohmann::json spec;
+    ASSERT_TRUE(driver->next(0, &spec)) << c.name;
+    EXPECT_EQ(spec.value("kind", ""), c.first_spec_kind) << c.name << ": " << spec.dump();
+    EXPECT_EQ(driver->controlled(), s.controlled()) << c.name;
+  }
+  EXPECT_DOUBLE_EQ(racelab::parse_strategy("os+jitter:0.5").jitter, 0.5);
+  EXPECT_EQ(racelab::parse_strategy("replay:x.json").replay, "x.json");
+  for (const char* bad : {"pos:1", "auto:1", "os:1", "random:", "replay:", "replay", "dpor:9"})
+    EXPECT_THROW(racelab::parse_strategy(bad), std::invalid_argument) << bad;
+
+  const nlohmann::json specs[] = {{{"kind", "random"}},
+                                  {{"kind", "pct"}, {"d", 2}, {"k", 10}},
+                                  {{"kind", "pos"}},
+                                  {{"kind", "surw"}},
+                                  {{"kind", "follow"}, {"prefix", nlohmann::json::array()}},
+                                  {{"kind", "replay"}, {"decisions", nlohmann::json::array()}},
+                                  {{"kind", "preempt"}, {"set", nlohmann::json::array()}}};
+  for (const auto& spec : specs) EXPECT_NE(racelab::make_strategy(spec, 1), nullptr) << spec.dump();
+  try {
+    racelab::make_strategy({{"kind", "free"}}, 1);  // free running has no Strategy
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("one of random|pct|pos|surw|follow|replay|preempt"), std::string::npos)
+        << e.what();
   }
 }
