@@ -1,7 +1,7 @@
 #include "campaign/local_shards.h"
 
+#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "campaign/campaign.h"
+#include "engine/child_process.h"
 #include "racelab/exit_code.h"
 
 namespace racelab::campaign {
@@ -24,42 +25,34 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Starts one shard: this binary run with `args` (args[0] its name in `ps`) as
-// a child whose output goes to `log`.
+// Starts one shard: this binary run with `args` (the command and its flags)
+// as a child named "racelab: shard" in `ps`, whose output goes to `log` (the
+// shard's own summary goes to its folder; the parent prints the merged one).
 //  - It starts with SIGINT and SIGTERM blocked, and install_interrupt_handlers()
 //    unblocks them once its handlers are set: an interrupt that arrives while
 //    it is still starting up waits for them instead of killing it, so every
 //    shard leaves a valid (perhaps empty) results file.
-//  - It gets SIGTERM when this process dies, even by SIGKILL (the parent-death
-//    signal of Linux), and stops as for a Ctrl-C instead of running on alone.
-pid_t start_shard(std::vector<std::string> args, const std::string& dir, const std::string& log) {
+//  - It calls stop_with_parent() (below) first thing.
+pid_t start_shard(const std::vector<std::string>& args, const std::string& log) {
+  const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd < 0) throw std::runtime_error(fmt::format("cannot start a shard: {}: {}", log, std::strerror(errno)));
+  ChildSpec spec;
+  spec.argv = {"/proc/self/exe"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.shown_name = "racelab: shard";
+  spec.parent_pid_env = kShardParentPidEnv;
+  spec.dup2 = {{log_fd, 1}, {log_fd, 2}};
   sigset_t stop_signals, old;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   ::pthread_sigmask(SIG_BLOCK, &stop_signals, &old);  // the child inherits the mask, exec keeps it
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    // We may have died between fork and prctl: then the signal was never sent.
-    if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent) ::_exit(kExitInterrupted);
-    // The shard's own summary goes to its folder; the parent prints the merged one.
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (std::FILE* lf = std::fopen(log.c_str(), "w")) {
-      ::dup2(fileno(lf), 1);
-      ::dup2(fileno(lf), 2);
-    }
-    std::vector<char*> av;
-    for (auto& a : args) av.push_back(a.data());
-    av.push_back(nullptr);
-    ::execv("/proc/self/exe", av.data());
-    std::perror("racelab: exec");
-    ::_exit(127);
-  }
-  const int fork_err = errno;
+  std::string error;
+  const pid_t pid = spawn_child(spec, &error);
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);  // an interrupt meanwhile is delivered here, now
-  if (pid < 0) throw std::runtime_error(std::string("cannot start a shard: fork: ") + std::strerror(fork_err));
+  int fd = log_fd;
+  close_fd(&fd);
+  if (pid < 0) throw std::runtime_error("cannot start a shard: " + error);
   return pid;
 }
 
@@ -77,7 +70,7 @@ std::vector<std::string> run_local_shards(const LocalShards& f) {
   fs::remove(claims);
   for (int k = 1; k <= n; ++k) {
     const std::string dir = (fs::path(f.out) / "shards" / std::to_string(k)).string();
-    std::vector<std::string> args = {"racelab: shard", cmd};  // argv[0]: what `ps` shows
+    std::vector<std::string> args = {cmd};
     args.insert(args.end(), f.paths.begin(), f.paths.end());
     for (const std::string& a : {std::string("--out"), dir, std::string("--budget-scale"),
                                  fmt::format("{}", f.budget_scale), std::string("--shard"),
@@ -88,7 +81,7 @@ std::vector<std::string> run_local_shards(const LocalShards& f) {
     if (!f.torch.empty()) args.insert(args.end(), {"--torch", f.torch});
     results.push_back((fs::path(dir) / results_file_name({k - 1, n})).string());
     fs::create_directories(dir);  // here, so a path that cannot be made is the parent's exit 3
-    const pid_t pid = start_shard(args, dir, (fs::path(dir) / "log.txt").string());
+    const pid_t pid = start_shard(args, (fs::path(dir) / "log.txt").string());
     kids.push_back(pid);
   }
   std::fprintf(stderr, "racelab %s: running %d shards in parallel (results in %s/shards/)\n", cmd.c_str(), n,
@@ -142,5 +135,7 @@ std::vector<std::string> run_local_shards(const LocalShards& f) {
   if (tty) std::fprintf(stderr, "\r\33[K");
   return results;
 }
+
+bool stop_with_parent() { return die_with_parent(kShardParentPidEnv, SIGTERM); }
 
 }  // namespace racelab::campaign

@@ -25,6 +25,15 @@ struct LocalShards {
   bool progress = false;           // a live progress line on stderr, read from the results files
 };
 
+// A local shard's environment: the campaign parent's pid (engine/child_process.h).
+inline constexpr const char* kShardParentPidEnv = "RACELAB_SHARD_PARENT";
+
+// In a local shard, first thing: the kernel sends it SIGTERM when the parent
+// dies, even by SIGKILL, and it stops as for a Ctrl-C, leaving a valid results
+// file, instead of running on alone. False when the parent is gone already
+// (then exit).
+bool stop_with_parent();
+
 // Runs the shards to their end and returns their results files. A Ctrl-C
 // reaches the children too (same process group), and an interrupt of this
 // process alone is passed on; each shard leaves a valid, perhaps partial,

@@ -184,6 +184,8 @@ int run_catalogue(bool ci, int argc, char** argv) {
                  "or both, each real-torch scenario beside its model twin (default: the files given, or the "
                  "model's catalogue)");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  // A local shard (campaign/local_shards.h) stops when its parent dies.
+  if (!f.claim_file.empty() && !stop_with_parent()) return kExitInterrupted;
   for (int rc : {require_output(app.get_name(), "--out", f.out, Output::kFolder),
                  require_output(app.get_name(), "--junit", f.junit, Output::kFileAnyFolder)})
     if (rc != kGoOn) return rc;

@@ -5,6 +5,7 @@
 // per trainer trial over isolate_thread's in the same run, and, for the
 // compile layer's scenarios, a trial's CPU time by phase and the harness's
 // share of the trial time.
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 
 #include "cli/bench/bench.h"
 #include "campaign/catalogue.h"
+#include "engine/child_process.h"
 #include "reports/time_split.h"
 
 namespace racelab::cli::bench {
@@ -28,25 +30,19 @@ json bench_compare(const Options& o) {
   // --quick: a tenth of every budget (the CI smoke pass); the figures then
   // describe that smaller campaign, not the user's.
   const std::string scale = o.quick ? "0.1" : "1";
-  std::vector<std::string> args = {"/proc/self/exe", "compare", campaign::default_catalogue(), "--out", out,
-                                   "--budget-scale", scale, "--no-progress", "--no-minimize"};
+  ChildSpec spec;
+  spec.argv = {"/proc/self/exe", "compare", campaign::default_catalogue(), "--out", out,
+               "--budget-scale", scale, "--no-progress", "--no-minimize"};
   fs::create_directories(out);
   const std::string log = (fs::path(out) / "compare-log.txt").string();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (std::FILE* lf = std::fopen(log.c_str(), "w")) {
-      ::dup2(fileno(lf), 1);
-      ::dup2(fileno(lf), 2);
-    }
-    std::vector<char*> av;
-    for (auto& a : args) av.push_back(a.data());
-    av.push_back(nullptr);
-    ::execv(av[0], av.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  if (pid > 0) ::waitpid(pid, &status, 0);
-  const int rc = pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd >= 0) spec.dup2 = {{log_fd, 1}, {log_fd, 2}};
+  std::string error;
+  const pid_t pid = spawn_child(spec, &error);
+  close_fd(&log_fd);
+  if (pid < 0) std::fprintf(stderr, "racelab bench: %s\n", error.c_str());
+  const int status = pid > 0 ? wait_child(pid) : -1;
+  const int rc = status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream in(fs::path(out) / "report.json");
   json report = json::parse(in, nullptr, false);
   if (report.is_discarded() || !report.is_object())

@@ -141,8 +141,8 @@ int wait_child(pid_t pid) {
   return status;
 }
 
-bool die_with_parent(const char* parent_pid_env) {
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return false;
+bool die_with_parent(const char* parent_pid_env, int signal) {
+  if (::prctl(PR_SET_PDEATHSIG, signal) != 0) return false;
   // The parent may have ended before prctl: then the signal never comes.
   const char* expected = parent_pid_env != nullptr ? std::getenv(parent_pid_env) : nullptr;
   return expected == nullptr || std::atoll(expected) == static_cast<long long>(::getppid());

@@ -14,6 +14,8 @@
 
 #include <sys/types.h>
 
+#include <csignal>
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -69,7 +71,10 @@ int wait_child(pid_t pid);
 // report: the parent's pid in `parent_pid_env` (ChildSpec::parent_pid_env) is
 // no longer its parent. The caller should then exit. Without such a variable
 // in the environment, only the request is checked.
-bool die_with_parent(const char* parent_pid_env);
+// `signal` is what the kernel sends: SIGKILL, unless the child must stop
+// cleanly (a campaign's local shard asks for SIGTERM, and finishes its
+// results file as for a Ctrl-C).
+bool die_with_parent(const char* parent_pid_env, int signal = SIGKILL);
 
 }  // namespace racelab
 
