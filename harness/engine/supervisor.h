@@ -5,7 +5,8 @@
 //
 // Channels (the worker's file descriptors):
 //   3  <- trial specs, one JSON line each
-//   4  -> trial results, one JSON line each; a result with
+//   4  -> trial results, one JSON line each (the worker's decisions and
+//      events packed: TrialResult::to_wire_json; a Python worker's, objects); a result with
 //      "decisions_in_trace": true carries no decisions, and the parent reads
 //      them from the trace (the exec worker's, whose trial process mirrors
 //      every decision there anyway: a copy through JSON would only cost time)
