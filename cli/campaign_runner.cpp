@@ -31,6 +31,7 @@
 #include "engine/exec_host.h"
 #include "engine/python_host.h"
 #include "engine/run_trial.h"
+#include "engine/supervisor.h"
 #include "racelab/exit_code.h"
 #include "racelab/workload.h"
 #include "reports/beside_model.h"
@@ -533,6 +534,9 @@ int run_catalogue(bool ci, int argc, char** argv) {
                           interrupted || report["campaign"]["interrupted"].get<bool>());
   }
 
+  // This process runs the trials' workers: fork them from a zygote, not load
+  // LibTorch again for each (the first, and a fresh one after every crash).
+  racelab::fork_default_workers_from_zygote();
   CampaignOutcome out;
   try {
     out = run_campaign(scenarios, o, &racelab::run_cell);

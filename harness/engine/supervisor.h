@@ -104,6 +104,15 @@ class Supervisor {
 // The process-wide supervisor run_cell uses (one worker, kept warm).
 Supervisor& default_supervisor();
 
+// From now on default_supervisor() forks its workers -- the first, and the
+// fresh one after a crash, a hang or a trial that left its process unfit --
+// from a zygote forked from this process now (engine/zygote.h): a worker
+// starts in milliseconds instead of loading the binary (LibTorch: a second or
+// more). Call it before the first trial, while this process runs one thread
+// and has run no autograd, as a campaign shard does; where the zygote cannot
+// fork, the worker is spawned as before.
+void fork_default_workers_from_zygote();
+
 }  // namespace racelab
 
 #endif  // RACELAB_ENGINE_SUPERVISOR_H_
