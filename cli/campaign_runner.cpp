@@ -495,6 +495,11 @@ int run_catalogue(bool ci, int argc, char** argv) {
   o.progress = !f.no_progress && ::isatty(2);
   for (const auto& name : trainer::mitigation::names())
     o.mitigations.push_back({{"name", name}, {"group", trainer::mitigation::group(trainer::mitigation::parse(name))}});
+  // The trials' workers (a shard's, or the parent's that minimises the
+  // timelines) are forked from a zygote, not started by loading LibTorch
+  // again each: the first, and a fresh one after every crash. Here, while
+  // this process runs one thread and has run no trial.
+  racelab::fork_default_workers_from_zygote();
   if (jobs > 1) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto results = run_local_shards(cmd, f, jobs, plan_cells(scenarios, {}).size());
@@ -534,9 +539,6 @@ int run_catalogue(bool ci, int argc, char** argv) {
                           interrupted || report["campaign"]["interrupted"].get<bool>());
   }
 
-  // This process runs the trials' workers: fork them from a zygote, not load
-  // LibTorch again for each (the first, and a fresh one after every crash).
-  racelab::fork_default_workers_from_zygote();
   CampaignOutcome out;
   try {
     out = run_campaign(scenarios, o, &racelab::run_cell);
