@@ -343,8 +343,12 @@ int print_campaign(const json& report, const ReportFiles& files, const std::stri
   return all_expectations_pass(report) && beside_model_passes(report, true) ? kExitOk : kExitExpectationFailed;
 }
 
-json rebuild_report(const std::vector<std::string>& results_files, std::vector<std::string>* errors) {
-  ResultsData data;
+namespace {
+
+// Reads `results_files` into *data (rebuild_report); false when none had a header.
+bool read_results_files(const std::vector<std::string>& results_files, ResultsData* data_out,
+                        std::vector<std::string>* errors) {
+  ResultsData& data = *data_out;
   // Each shard once: the same file, or two files of the same shard, would
   // count its trials twice.
   std::map<std::string, std::string> seen_files, seen_shards;  // key -> the file that had it
@@ -373,7 +377,14 @@ json rebuild_report(const std::vector<std::string>& results_files, std::vector<s
       errors->push_back(e.what());
     }
   }
-  if (data.headers.empty()) return nullptr;
+  return !data.headers.empty();
+}
+
+}  // namespace
+
+json rebuild_report(const std::vector<std::string>& results_files, std::vector<std::string>* errors) {
+  ResultsData data;
+  if (!read_results_files(results_files, &data, errors)) return nullptr;
   return build_report(data);
 }
 
@@ -504,7 +515,10 @@ int run_catalogue(bool ci, int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto results = run_local_shards(cmd, f, jobs, plan_cells(scenarios, {}).size());
     std::vector<std::string> errors;
-    json report = rebuild_report(results, &errors);
+    // Read once: the report is built again from the same records after the
+    // timelines are minimised (it then finds the minimised schedules).
+    ResultsData data;
+    json report = read_results_files(results, &data, &errors) ? build_report(data) : json(nullptr);
     for (const auto& e : errors) std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), e.c_str());
     // A shard's torn or missing records, by file and line (the report lists them too).
     if (!report.is_null())
@@ -523,8 +537,7 @@ int run_catalogue(bool ci, int argc, char** argv) {
       empty.ends.push_back({{"interrupted", true}, {"wall_s", 0.0}});
       report = build_report(empty);
     }
-    if (!ci && !f.no_minimize && !interrupted && minimize_timelines(report))
-      report = rebuild_report(results, &errors);
+    if (!ci && !f.no_minimize && !interrupted && minimize_timelines(report)) report = build_report(data);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     report["campaign"]["wall_s"] = wall;
     // How much of the cores' time the shards left unused: start-up, and a
@@ -554,7 +567,16 @@ int run_catalogue(bool ci, int argc, char** argv) {
     out.report["campaign"]["wall_s"] = wall;
     out.files = write_reports(out.report, f.out, f.junit);
   }
-  return print_campaign(out.report, out.files, out.results_path, ci, out.interrupted);
+  const int exit_code = print_campaign(out.report, out.files, out.results_path, ci, out.interrupted);
+  if (!f.claim_file.empty()) {
+    // A local shard: its parent reads the results file, written and synced by
+    // now, and waits for this process to end. LibTorch's teardown here and in
+    // the worker (static destructors, 0.4 s) would only delay the merge; the
+    // worker dies with this process, the zygote as its socket closes.
+    std::fflush(nullptr);
+    ::_exit(exit_code);
+  }
+  return exit_code;
 }
 
 }  // namespace racelab::cli
