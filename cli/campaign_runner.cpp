@@ -570,9 +570,11 @@ int run_catalogue(bool ci, int argc, char** argv) {
   const int exit_code = print_campaign(out.report, out.files, out.results_path, ci, out.interrupted);
   if (!f.claim_file.empty()) {
     // A local shard: its parent reads the results file, written and synced by
-    // now, and waits for this process to end. LibTorch's teardown here and in
-    // the worker (static destructors, 0.4 s) would only delay the merge; the
-    // worker dies with this process, the zygote as its socket closes.
+    // now, and waits for this process to end. LibTorch's teardown here (static
+    // destructors) would only delay the merge. The worker is ended and reaped
+    // first, so its CPU time counts in this process's children's, as before;
+    // the zygote ends as its socket closes.
+    racelab::default_supervisor().stop();
     std::fflush(nullptr);
     ::_exit(exit_code);
   }
