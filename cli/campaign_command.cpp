@@ -24,6 +24,7 @@
 #include "compile/torch_compat.h"
 #include "engine/cell.h"
 #include "engine/exec_host.h"
+#include "engine/supervisor.h"
 #include "racelab/exit_code.h"
 #include "reports/beside_model.h"
 #include "reports/live_report.h"
@@ -239,6 +240,11 @@ int run_catalogue(bool ci, int argc, char** argv) {
   o.progress = !f.no_progress && ::isatty(2);
   for (const auto& name : racelab::compile::mitigation::names())
     o.mitigations.push_back({{"name", name}, {"group", racelab::compile::mitigation::group(racelab::compile::mitigation::parse(name))}});
+  // The trials' workers (a shard's, or the parent's that minimises the
+  // timelines) are forked from a zygote, not started by loading LibTorch
+  // again each: the first, and a fresh one after every crash. Here, while
+  // this process runs one thread and has run no trial.
+  racelab::fork_default_workers_from_zygote();
   if (jobs > 1) {
     const auto t0 = std::chrono::steady_clock::now();
     LocalShards shards;
@@ -252,7 +258,10 @@ int run_catalogue(bool ci, int argc, char** argv) {
     shards.progress = !f.no_progress && ::isatty(2);
     const auto results = run_local_shards(shards);
     std::vector<std::string> errors;
-    json report = rebuild_report(results, &errors);
+    // Read once: the report is built again from the same records after the
+    // timelines are minimised (it then finds the minimised schedules).
+    ResultsData data;
+    json report = read_results_files(results, &data, &errors) ? build_report(data) : json(nullptr);
     for (const auto& e : errors) std::fprintf(stderr, "racelab %s: %s\n", cmd.c_str(), e.c_str());
     // A shard's torn or missing records, by file and line (the report lists them too).
     if (!report.is_null())
@@ -271,8 +280,7 @@ int run_catalogue(bool ci, int argc, char** argv) {
       empty.ends.push_back({{"interrupted", true}, {"wall_s", 0.0}});
       report = build_report(empty);
     }
-    if (!ci && !f.no_minimize && !interrupted && minimize_timelines(report))
-      report = rebuild_report(results, &errors);
+    if (!ci && !f.no_minimize && !interrupted && minimize_timelines(report)) report = build_report(data);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     report["campaign"]["wall_s"] = wall;
     // How much of the cores' time the shards left unused: start-up, and a
@@ -306,7 +314,18 @@ int run_catalogue(bool ci, int argc, char** argv) {
     report["campaign"]["wall_s"] = wall;
     files = write_reports(report, f.out, f.junit);
   }
-  return print_campaign(report, files, out.results_path, ci, out.interrupted);
+  const int exit_code = print_campaign(report, files, out.results_path, ci, out.interrupted);
+  if (!f.claim_file.empty()) {
+    // A local shard: its parent reads the results file, written and synced by
+    // now, and waits for this process to end. LibTorch's teardown here (static
+    // destructors) would only delay the merge. The worker is ended and reaped
+    // first, so its CPU time counts in this process's children's, as before;
+    // the zygote ends as its socket closes.
+    racelab::default_supervisor().stop();
+    std::fflush(nullptr);
+    ::_exit(exit_code);
+  }
+  return exit_code;
 }
 
 }  // namespace racelab::cli

@@ -17,8 +17,9 @@ using namespace racelab::campaign;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-json rebuild_report(const std::vector<std::string>& results_files, std::vector<std::string>* errors) {
-  ResultsData data;
+bool read_results_files(const std::vector<std::string>& results_files, ResultsData* data_out,
+                        std::vector<std::string>* errors) {
+  ResultsData& data = *data_out;
   // Each shard once: the same file, or two files of the same shard, would
   // count its trials twice.
   std::map<std::string, std::string> seen_files, seen_shards;  // key -> the file that had it
@@ -47,7 +48,12 @@ json rebuild_report(const std::vector<std::string>& results_files, std::vector<s
       errors->push_back(e.what());
     }
   }
-  if (data.headers.empty()) return nullptr;
+  return !data.headers.empty();
+}
+
+json rebuild_report(const std::vector<std::string>& results_files, std::vector<std::string>* errors) {
+  ResultsData data;
+  if (!read_results_files(results_files, &data, errors)) return nullptr;
   return build_report(data);
 }
 

@@ -32,6 +32,11 @@ nlohmann::json build_report(const campaign::ResultsData& data);
 // is a file that cannot be read. Problems go to *errors; null when no file
 // has a header.
 nlohmann::json rebuild_report(const std::vector<std::string>& results_files, std::vector<std::string>* errors);
+// The same files read into *data, for a caller that builds the report more
+// than once (again after minimising the timelines); false when none had a
+// header.
+bool read_results_files(const std::vector<std::string>& results_files, campaign::ResultsData* data,
+                        std::vector<std::string>* errors);
 
 // Expectation totals of a report: {"total", "passed", "failed", "incomplete"}.
 bool all_expectations_pass(const nlohmann::json& report);

@@ -18,6 +18,11 @@ json time_split(const json& report) {
   for (const auto& s : report.value("scenarios", json::array())) {
     int64_t trials = 0;
     double seconds = 0;
+    // The cells' wall time (cells that have it) and their trials' time: what
+    // is left is the time between the trials -- the spec and the result on
+    // the worker's pipe, the record, the driver -- which no trial counts.
+    double cells_wall_s = 0, timed_trial_s = 0;
+    int64_t timed_trials = 0;
     // Summed over the cells whose trials report them (compile-layer workloads):
     // CPU ms by phase, the trials' time inside the body, and their count.
     std::map<std::string, double> cpu;
@@ -31,6 +36,11 @@ json time_split(const json& report) {
       const double cell_s = static_cast<double>(n) * c.value("trial_ms", 0.0) / 1000.0;
       trials += n;
       seconds += cell_s;
+      if (n > 0 && c.contains("wall_s")) {
+        cells_wall_s += c["wall_s"].get<double>();
+        timed_trial_s += cell_s;
+        timed_trials += n;
+      }
       if (n > 0 && c.contains("cpu_ms") && c.contains("body_ms")) {
         for (const auto& [phase, ms] : c["cpu_ms"].items()) cpu[phase] += static_cast<double>(n) * ms.get<double>();
         body_ms += static_cast<double>(n) * c["body_ms"].get<double>();
@@ -46,6 +56,9 @@ json time_split(const json& report) {
                     {"trials", trials},
                     {"trial_s", seconds},
                     {"per_trial_ms", trials ? 1000.0 * seconds / static_cast<double>(trials) : 0.0}});
+    if (timed_trials > 0)
+      rows.back()["between_trials_ms"] =
+          std::max(0.0, 1000.0 * (cells_wall_s - timed_trial_s) / static_cast<double>(timed_trials));
     if (phased > 0) {
       // Per trial: each phase's CPU ms, the body's other CPU (scheduler,
       // threads, locks: the trial's CPU less its phases), the body's wall
@@ -107,11 +120,15 @@ std::string time_split_markdown(const json& split) {
   if (split.contains("idle_share"))
     md += fmt::format(" on {} shards; the cores were idle {:.1f}% of the time",
                       split.value("jobs", 0), 100 * split["idle_share"].get<double>());
-  md += ".\n\n| scenario | trials | trial time | share | per trial |\n|---|---|---|---|---|\n";
+  md += ".\n\n`between trials`: per trial, its cell's wall time that no trial counts (the spec and the result "
+        "on the worker's pipe, the record, the strategy's driver).\n\n"
+        "| scenario | trials | trial time | share | per trial | between trials |\n|---|---|---|---|---|---|\n";
   for (const auto& r : split.value("scenarios", json::array()))
-    md += fmt::format("| {} | {} | {:.1f} s | {:.0f}% | {:.1f} ms |\n", r["name"].get<std::string>(),
+    md += fmt::format("| {} | {} | {:.1f} s | {:.0f}% | {:.1f} ms | {} |\n", r["name"].get<std::string>(),
                       r["trials"].get<int64_t>(), r["trial_s"].get<double>(), 100 * r["share"].get<double>(),
-                      r["per_trial_ms"].get<double>());
+                      r["per_trial_ms"].get<double>(),
+                      r.contains("between_trials_ms") ? fmt::format("{:.2f} ms", r["between_trials_ms"].get<double>())
+                                                      : std::string("-"));
   // Where a compile-layer trial's time goes (compile/trial_phases.h).
   bool phases = false;
   for (const auto& r : split.value("scenarios", json::array())) phases = phases || r.contains("cpu_ms");

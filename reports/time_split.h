@@ -11,7 +11,8 @@
 // what running every drafter in a process of its own costs per trial against
 // the thread-local root fix. And, when the report has them (local shards,
 // cli/campaign_command.cpp), the wall time, the number of shards and the
-// share of the cores' time no cell was running. For the compile layer's
+// share of the cores' time no cell was running; per trial, the time between
+// trials (the cells' wall time less their trials'). For the compile layer's
 // scenarios (their trials report compile/trial_phases.h's split): the CPU
 // milliseconds per trial by phase, and how much of the trial time was the
 // harness's rather than the body's.
@@ -24,7 +25,7 @@
 
 namespace racelab::reports {
 
-// {"scenarios": [{"name", "trials", "trial_s", "share", "per_trial_ms",
+// {"scenarios": [{"name", "trials", "trial_s", "share", "per_trial_ms", "between_trials_ms"?,
 //                 "cpu_ms"?: {phase: ms per trial, "trial", "other"}, "body_ms"?, "harness_ms"?}],
 //  "trials", "trial_s", "wall_s", "jobs"?, "idle_share"?,
 //  "isolate_process_over_thread": [{"scenario", "cells", "process_ms", "thread_ms", "ratio"}]}

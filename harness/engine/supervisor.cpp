@@ -436,8 +436,21 @@ TrialResult Supervisor::run_once(const TrialSpec& spec, double timeout_s, std::s
   return r;
 }
 
+namespace {
+std::atomic<bool> g_default_from_zygote{false};
+}  // namespace
+
+void fork_default_workers_from_zygote() {
+  Zygote::shared().prefork(Zygote::Serves::kTrialWorkers);
+  g_default_from_zygote.store(true);
+}
+
 Supervisor& default_supervisor() {
-  static Supervisor supervisor;
+  static Supervisor supervisor([] {
+    SupervisorOptions o;
+    o.fork_from_zygote = g_default_from_zygote.load();
+    return o;
+  }());
   return supervisor;
 }
 

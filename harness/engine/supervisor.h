@@ -5,7 +5,8 @@
 //
 // Channels (the worker's file descriptors):
 //   3  <- trial specs, one JSON line each
-//   4  -> trial results, one JSON line each; a result with
+//   4  -> trial results, one JSON line each (the worker's decisions and
+//      events packed: TrialResult::to_wire_json; a Python worker's, objects); a result with
 //      "decisions_in_trace": true carries no decisions, and the parent reads
 //      them from the trace (the exec worker's, whose trial process mirrors
 //      every decision there anyway: a copy through JSON would only cost time)
@@ -102,6 +103,15 @@ class Supervisor {
 
 // The process-wide supervisor run_cell uses (one worker, kept warm).
 Supervisor& default_supervisor();
+
+// From now on default_supervisor() forks its workers -- the first, and the
+// fresh one after a crash, a hang or a trial that left its process unfit --
+// from a zygote forked from this process now (engine/zygote.h): a worker
+// starts in milliseconds instead of loading the binary (LibTorch: a second or
+// more). Call it before the first trial, while this process runs one thread
+// and has run no autograd, as a campaign shard does; where the zygote cannot
+// fork, the worker is spawned as before.
+void fork_default_workers_from_zygote();
 
 }  // namespace racelab
 

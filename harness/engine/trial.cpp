@@ -1,5 +1,11 @@
 #include "engine/trial.h"
 
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <stdexcept>
+#include <unordered_map>
+
 namespace racelab {
 
 using nlohmann::json;
@@ -61,12 +67,143 @@ json TrialResult::to_json() const {
               {"process_tainted", process_tainted}};
 }
 
+namespace {
+
+// The packed form (to_wire_json): integers separated by spaces, strings as
+// indices into "strings". A decision is
+//   step thread point preemption requester requester_runnable object write let_go
+//   #runnable runnable... #touched touched...
+// (write is 1 where object < 0, as the object form reads an absent "access"),
+// an event is step thread kind what.
+class Packer {
+ public:
+  void put(int64_t v) {
+    char buf[24];
+    auto res = std::to_chars(buf, buf + sizeof buf, v);
+    if (!out_.empty()) out_ += ' ';
+    out_.append(buf, res.ptr);
+  }
+  void put_string(const std::string& s, std::unordered_map<std::string, int64_t>* index, json* table) {
+    auto [it, fresh] = index->emplace(s, static_cast<int64_t>(index->size()));
+    if (fresh) table->push_back(s);
+    put(it->second);
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class Unpacker {
+ public:
+  Unpacker(const std::string& text, const char* what) : p_(text.c_str()), end_(text.c_str() + text.size()), what_(what) {}
+  bool done() {
+    while (p_ < end_ && *p_ == ' ') ++p_;
+    return p_ >= end_;
+  }
+  int64_t next() {
+    if (done()) fail();
+    char* stop = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(p_, &stop, 10);
+    if (stop == p_ || errno != 0) fail();
+    p_ = stop;
+    return v;
+  }
+  int64_t count() {
+    const int64_t n = next();
+    if (n < 0 || n > end_ - p_) fail();  // each element takes at least a byte
+    return n;
+  }
+  const std::string& string(const std::vector<std::string>& table) {
+    const int64_t i = next();
+    if (i < 0 || i >= static_cast<int64_t>(table.size())) fail();
+    return table[static_cast<size_t>(i)];
+  }
+  [[noreturn]] void fail() const { throw std::runtime_error(std::string("trial result: malformed ") + what_); }
+
+ private:
+  const char* p_;
+  const char* end_;
+  const char* what_;
+};
+
+}  // namespace
+
+json TrialResult::to_wire_json() const {
+  json strings = json::array();
+  std::unordered_map<std::string, int64_t> index;
+  Packer ds;
+  for (const auto& d : decisions) {
+    ds.put(d.step);
+    ds.put(d.thread);
+    ds.put_string(d.point, &index, &strings);
+    ds.put(d.preemption);
+    ds.put(d.requester);
+    ds.put(d.requester_runnable);
+    ds.put(d.object);
+    ds.put(d.object >= 0 ? d.write : true);
+    ds.put(d.let_go);
+    ds.put(static_cast<int64_t>(d.runnable.size()));
+    for (int t : d.runnable) ds.put(t);
+    ds.put(static_cast<int64_t>(d.touched.size()));
+    for (int t : d.touched) ds.put(t);
+  }
+  Packer es;
+  for (const auto& e : events) {
+    es.put(e.step);
+    es.put(e.thread);
+    es.put_string(e.kind, &index, &strings);
+    es.put_string(e.what, &index, &strings);
+  }
+  return json{{"outcome", outcome_name(outcome)}, {"detail", detail},
+              {"failing_step", failing_step},     {"strings", std::move(strings)},
+              {"decisions_packed", ds.take()},    {"events_packed", es.take()},
+              {"steps", steps},                   {"preemptions", preemptions},
+              {"managed_threads", managed_threads}, {"uncontrolled", uncontrolled},
+              {"wall_ms", wall_ms},               {"metrics", metrics},
+              {"process_tainted", process_tainted}};
+}
+
 TrialResult TrialResult::from_json(const json& j) {
   TrialResult r;
   if (!parse_outcome(j.at("outcome").get<std::string>(), &r.outcome))
     throw std::runtime_error("trial result: unknown outcome " + j.at("outcome").dump());
   r.detail = j.value("detail", "");
   r.failing_step = j.value("failing_step", int64_t{-1});
+  std::vector<std::string> strings;
+  if (j.contains("strings")) strings = j.at("strings").get<std::vector<std::string>>();
+  if (j.contains("decisions_packed")) {
+    Unpacker in(j.at("decisions_packed").get_ref<const std::string&>(), "decisions_packed");
+    while (!in.done()) {
+      Decision d;
+      d.step = in.next();
+      d.thread = static_cast<int>(in.next());
+      d.point = in.string(strings);
+      d.preemption = in.next() != 0;
+      d.requester = static_cast<int>(in.next());
+      d.requester_runnable = in.next() != 0;
+      d.object = static_cast<int>(in.next());
+      d.write = in.next() != 0;
+      d.let_go = in.next() != 0;
+      d.runnable.resize(static_cast<size_t>(in.count()));
+      for (int& t : d.runnable) t = static_cast<int>(in.next());
+      d.touched.resize(static_cast<size_t>(in.count()));
+      for (int& t : d.touched) t = static_cast<int>(in.next());
+      r.decisions.push_back(std::move(d));
+    }
+  }
+  if (j.contains("events_packed")) {
+    Unpacker in(j.at("events_packed").get_ref<const std::string&>(), "events_packed");
+    while (!in.done()) {
+      Event e;
+      e.step = in.next();
+      e.thread = static_cast<int>(in.next());
+      e.kind = in.string(strings);
+      e.what = in.string(strings);
+      r.events.push_back(std::move(e));
+    }
+  }
   for (const auto& x : j.value("decisions", json::array())) {
     Decision d;
     d.step = x.at("step").get<int64_t>();

@@ -107,6 +107,12 @@ struct TrialResult {
   bool process_tainted = false;
 
   nlohmann::json to_json() const;
+  // to_json with the decisions and events packed (the worker's result line,
+  // engine/supervisor.h): one string of integers each, and their strings once
+  // in a table, instead of an object per step: for 150 steps, building, printing,
+  // parsing and freeing those objects took 3 ms, half as much as the trial did.
+  // from_json reads both forms, into the same TrialResult.
+  nlohmann::json to_wire_json() const;
   static TrialResult from_json(const nlohmann::json& j);
 };
 

@@ -119,7 +119,10 @@ int worker_main() {
     std::fprintf(stderr, "@@racelab-trial-end %lld\n", static_cast<long long>(spec.trial));
     std::fflush(stderr);
     // A workload's message may be any bytes: invalid UTF-8 is replaced, not thrown.
-    const std::string result = r.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    // Decisions and events packed (TrialResult::to_wire_json): a step costs
+    // a few integers, not an object, on both ends of the pipe.
+    const std::string result =
+        r.to_wire_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (!write_all(kResultFd, result)) return 0;  // the parent is gone
     if (r.process_tainted) {
       // A trial thread is stuck in the OS (static destructors could hang on

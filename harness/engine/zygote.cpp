@@ -30,6 +30,9 @@ namespace {
 
 constexpr int kZygoteSocketFd = 3;  // the zygote's end of its socket
 bool g_forked_worker = false;       // this process is a worker the zygote forked
+// This process is a zygote that forks trial workers (Zygote::prefork's
+// kTrialWorkers), whose workers fork zygotes of their own.
+bool g_serves_trial_workers = false;
 constexpr int kFdsPerWorker = 4;    // WorkerFds, in order
 
 // One request: who asks (the worker waits to be its child) and the worker's
@@ -102,7 +105,8 @@ int receive_request(int sock, Request* req, int (&fds)[kFdsPerWorker]) {
   // caller yet, and worker_main's parent-death check would end us.
   for (int i = 0; i < 5000 && ::getppid() != req.caller; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  g_forked_worker = true;  // it needs no zygote of its own
+  // A trial worker preforks its own zygote, for its trials' workers; theirs need none.
+  g_forked_worker = !g_serves_trial_workers;
   std::exit(worker_main());
 }
 
@@ -160,19 +164,29 @@ void Zygote::forget_if_inherited() {
   }
 }
 
-void Zygote::prefork() {
+void Zygote::prefork(Serves serves) {
   if (built_with_tsan() || g_forked_worker) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  forget_if_inherited();
-  if (socket_ >= 0) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    forget_if_inherited();
+    if (socket_ >= 0) return;
+  }
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return;
+  // Buffered output would be written again by every worker that exits.
+  std::fflush(nullptr);
+  // Forked without holding mu_: the zygote's workers prefork zygotes of their
+  // own, through a copy of this object whose mutex must not be held.
   const pid_t pid = ::fork();
   if (pid == 0) {
+    g_serves_trial_workers = serves == Serves::kTrialWorkers;
     // The zygote: none of the worker's handlers (its last words go to the
     // worker's trace) and none of its descriptors (a pipe it held open would
     // hide the worker's death from the supervisor).
     for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
+    // Beside a campaign's shard, a process group of its own, as a spawned
+    // zygote: a Ctrl-C at the terminal is the shard's to handle.
+    if (g_serves_trial_workers) ::setpgid(0, 0);
     const int devnull = ::open("/dev/null", O_RDWR);
     if (::dup2(sv[1], kZygoteSocketFd) < 0 || devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(devnull, 1) < 0 ||
         ::dup2(devnull, 2) < 0)
@@ -184,6 +198,14 @@ void Zygote::prefork() {
   ::close(sv[1]);
   if (pid < 0) {
     ::close(sv[0]);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (socket_ >= 0) {
+    // Another thread preforked meanwhile: this zygote ends as its socket closes.
+    ::close(sv[0]);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
     return;
   }
   socket_ = sv[0];

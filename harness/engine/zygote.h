@@ -47,12 +47,19 @@ class Zygote {
   // This process's zygote, started on the first fork_worker.
   static Zygote& shared();
 
+  // What the workers a zygote forks are: the workers of a trial (the
+  // trainer's ranks), which need no zygote of their own, or trial workers
+  // (a campaign shard's), each of which preforks one at its start.
+  enum class Serves { kTrialsOwnWorkers, kTrialWorkers };
+
   // Forks this process's zygote now, without loading the binary again: a
   // trial worker does so at its start (worker_main), before any trial, so
-  // before any autograd. Where none was forked so (a process that is not a
-  // worker), fork_worker starts one as `<exe> __zygote`. Not in a worker the
-  // zygote forked itself, nor under ThreadSanitizer.
-  void prefork();
+  // before any autograd; a campaign shard, for its trial workers, before its
+  // first trial (Supervisor's fork_default_workers_from_zygote). Call it
+  // while this process runs one thread. Where none was forked so (a process
+  // that is not a worker), fork_worker starts one as `<exe> __zygote`. Not in
+  // a worker of a trial, nor under ThreadSanitizer.
+  void prefork(Serves serves = Serves::kTrialsOwnWorkers);
 
   // A worker forked from the zygote: its pid (a child of this process), or -1
   // with *why saying what failed (the zygote could not start, died, ...).

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/run_trial.h"
 #include "engine/supervisor.h"
 #include "test_workloads.h"
 
@@ -261,3 +262,63 @@ TEST(SupervisorZygote, AnotherWorkerCommandIsSpawned) {
 }
 
 TEST(SupervisorZygote, AForkedWorkerDiesWithItsSupervisor) { expect_worker_dies_with_its_supervisor(forked()); }
+
+// The worker's result line packs decisions and events (TrialResult::to_wire_json):
+// what the parent reads from it is what it read from the object form.
+namespace {
+std::string through(const nlohmann::json& wire) {
+  return racelab::TrialResult::from_json(nlohmann::json::parse(wire.dump())).to_json().dump();
+}
+}  // namespace
+
+TEST(WorkerResultLine, PackedDecisionsAndEventsReadAsTheObjectForm) {
+  int with_touched = 0, with_objects = 0, steps = 0, events = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const racelab::TrialResult r =
+        racelab::run_trial(racelab_test::spec("t_deadlock", {{"kind", "random"}}, seed, {}, "none", 3));
+    for (const auto& d : r.decisions) {
+      with_touched += !d.touched.empty();
+      with_objects += d.object >= 0;
+    }
+    steps += static_cast<int>(r.decisions.size());
+    events += static_cast<int>(r.events.size());
+    EXPECT_EQ(through(r.to_wire_json()), through(r.to_json())) << "seed " << seed;
+  }
+  // The trials had what the packed form must carry.
+  EXPECT_GT(steps, 0);
+  EXPECT_GT(events, 0);
+  EXPECT_GT(with_touched, 0);
+  EXPECT_GT(with_objects, 0);
+
+  // Strings with spaces, quotes and digits; an object-less step whose write
+  // flag the object form does not carry; a step let go.
+  racelab::TrialResult r;
+  r.outcome = Outcome::kHang;
+  r.detail = "no \"progress\"";
+  racelab::Decision a;
+  a.step = 0, a.thread = 2, a.point = "a point 12 \"q\"", a.preemption = true, a.requester = 1;
+  a.requester_runnable = true, a.runnable = {0, 1, 2}, a.object = -1, a.write = false, a.let_go = true;
+  racelab::Decision b;
+  b.step = 1, b.thread = 0, b.point = "", b.object = 7, b.write = false, b.touched = {7, -1};
+  r.decisions = {a, b, a};
+  r.events = {{0, 2, "acquire", "lock 3"}, {1, 0, "point", ""}, {2, 1, "acquire", "lock 3"}};
+  EXPECT_EQ(through(r.to_wire_json()), through(r.to_json()));
+  const racelab::TrialResult back = racelab::TrialResult::from_json(nlohmann::json::parse(r.to_wire_json().dump()));
+  ASSERT_EQ(back.decisions.size(), 3u);
+  EXPECT_EQ(back.decisions[0].point, a.point);
+  EXPECT_TRUE(back.decisions[0].write);  // as the object form reads it
+  EXPECT_EQ(back.decisions[1].touched, (std::vector<int>{7, -1}));
+  EXPECT_FALSE(back.decisions[1].write);
+  ASSERT_EQ(back.events.size(), 3u);
+  EXPECT_EQ(back.events[0].what, "lock 3");
+  EXPECT_EQ(back.events[1].what, "");
+
+  // A torn or foreign line is refused, not read as fewer steps.
+  nlohmann::json torn = r.to_wire_json();
+  std::string packed = torn["decisions_packed"].get<std::string>();
+  torn["decisions_packed"] = packed.substr(0, packed.size() - 2);
+  EXPECT_THROW(racelab::TrialResult::from_json(torn), std::runtime_error);
+  nlohmann::json bad_index = r.to_wire_json();
+  bad_index["events_packed"] = "0 2 99 0";
+  EXPECT_THROW(racelab::TrialResult::from_json(bad_index), std::runtime_error);
+}

@@ -70,5 +70,22 @@ TEST(TimeSplit, ACompileLayerTrialsPhasesAndTheHarnessShareWeightedByTrials) {
   EXPECT_EQ(md.find("| hard | 0.00"), std::string::npos) << md;
 }
 
+TEST(TimeSplit, TheTimeBetweenTrialsIsTheCellsWallTimeLessTheirTrials) {
+  json a = cell("none", 2, "random", 10, 20);  // 10 trials of 20 ms in a cell of 0.25 s: 5 ms each between
+  a["wall_s"] = 0.25;
+  json b = cell("none", 3, "random", 30, 10);  // 30 of 10 ms in 0.33 s: 1 ms each
+  b["wall_s"] = 0.33;
+  json untimed = cell("none", 4, "random", 60, 10);  // no wall_s (an older report): left out
+  const json report = {{"scenarios", {{{"name", "stuck_true"}, {"workload", "stuck_true"}, {"cells", {a, b, untimed}}},
+                                      {{"name", "old"}, {"workload", "direct_leak"}, {"cells", {untimed}}}}}};
+  const json s = time_split(report);
+  ASSERT_EQ(s["scenarios"][0]["name"], "stuck_true");
+  EXPECT_NEAR(s["scenarios"][0]["between_trials_ms"].get<double>(), (10 * 5.0 + 30 * 1.0) / 40, 1e-9);
+  EXPECT_FALSE(s["scenarios"][1].contains("between_trials_ms"));
+  const std::string md = time_split_markdown(s);
+  EXPECT_NE(md.find("| 2.00 ms |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 10.0 ms | - |"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace racelab::reports
