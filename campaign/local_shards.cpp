@@ -17,7 +17,6 @@
 
 #include "campaign/campaign.h"
 #include "engine/child_process.h"
-#include "racelab/exit_code.h"
 
 namespace racelab::campaign {
 

@@ -48,6 +48,20 @@ Pipe open_pipe(int at_least, const std::string& what) {
   return p;
 }
 
+std::vector<Pipe> open_pipes(size_t count, int at_least, const std::string& what) {
+  std::vector<Pipe> pipes;
+  try {
+    while (pipes.size() < count) pipes.push_back(open_pipe(at_least, what));
+  } catch (...) {
+    for (Pipe& p : pipes) {
+      close_fd(&p.read_end);
+      close_fd(&p.write_end);
+    }
+    throw;
+  }
+  return pipes;
+}
+
 void close_fd(int* fd) {
   if (*fd >= 0) ::close(*fd);
   *fd = -1;

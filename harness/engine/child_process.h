@@ -36,6 +36,9 @@ struct Pipe {
 // Throws std::runtime_error naming `what` when the system refuses; leaves no
 // descriptor open then.
 Pipe open_pipe(int at_least, const std::string& what);
+// `count` such pipes; when one cannot be made, closes those already made and
+// throws as open_pipe does.
+std::vector<Pipe> open_pipes(size_t count, int at_least, const std::string& what);
 
 // Closes `*fd` if open and sets it to -1.
 void close_fd(int* fd);

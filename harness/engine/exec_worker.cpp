@@ -105,15 +105,10 @@ class ExecWorker {
 };
 
 bool ExecWorker::start(const json& knobs, std::string* why) {
-  Pipe to = open_pipe(kParentFdFloor, "exec worker");
-  Pipe from, out;
-  try {
-    from = open_pipe(kParentFdFloor, "exec worker");
-    out = open_pipe(kParentFdFloor, "exec worker");
-  } catch (...) {
-    for (int* fd : {&to.read_end, &to.write_end, &from.read_end, &from.write_end}) close_fd(fd);
-    throw;
-  }
+  std::vector<Pipe> pipes = open_pipes(3, kParentFdFloor, "exec worker");
+  Pipe& to = pipes[0];
+  Pipe& from = pipes[1];
+  Pipe& out = pipes[2];
   ChildSpec child;
   child.argv = argv_;
   child.stdin_dev_null = true;

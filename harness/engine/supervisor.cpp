@@ -158,15 +158,10 @@ void Supervisor::start() {
   }
   // A worker dies once: whatever last words the shared page holds are this worker's.
   trace_->last_words.signo.store(0);
-  Pipe spec = open_pipe(kParentFdFloor, "supervisor");
-  Pipe result, output;
-  try {
-    result = open_pipe(kParentFdFloor, "supervisor");
-    output = open_pipe(kParentFdFloor, "supervisor");
-  } catch (...) {
-    for (int* fd : {&spec.read_end, &spec.write_end, &result.read_end, &result.write_end}) close_fd(fd);
-    throw;
-  }
+  std::vector<Pipe> pipes = open_pipes(3, kParentFdFloor, "supervisor");
+  Pipe& spec = pipes[0];
+  Pipe& result = pipes[1];
+  Pipe& output = pipes[2];
 
   ChildSpec child;
   child.argv = options_.worker_argv;

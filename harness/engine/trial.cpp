@@ -48,6 +48,21 @@ json event_to_json(const Event& e) {
   return json{{"step", e.step}, {"thread", e.thread}, {"kind", e.kind}, {"what", e.what}};
 }
 
+namespace {
+
+// Everything of a result but its decisions and events, which to_json and
+// to_wire_json each write in their own form: one list of fields, so that the
+// worker's line cannot lose a field the object form has.
+json result_fields(const TrialResult& r) {
+  return json{{"outcome", outcome_name(r.outcome)}, {"detail", r.detail},
+              {"failing_step", r.failing_step},    {"steps", r.steps},
+              {"preemptions", r.preemptions},      {"managed_threads", r.managed_threads},
+              {"uncontrolled", r.uncontrolled},    {"wall_ms", r.wall_ms},
+              {"metrics", r.metrics},              {"process_tainted", r.process_tainted}};
+}
+
+}  // namespace
+
 json TrialResult::to_json() const {
   json ds = json::array();
   for (const auto& d : decisions) {
@@ -60,11 +75,10 @@ json TrialResult::to_json() const {
   }
   json es = json::array();
   for (const auto& e : events) es.push_back(event_to_json(e));
-  return json{{"outcome", outcome_name(outcome)}, {"detail", detail},   {"failing_step", failing_step},
-              {"decisions", ds},                  {"events", es},       {"steps", steps},
-              {"preemptions", preemptions},       {"managed_threads", managed_threads},
-              {"uncontrolled", uncontrolled},     {"wall_ms", wall_ms}, {"metrics", metrics},
-              {"process_tainted", process_tainted}};
+  json j = result_fields(*this);
+  j["decisions"] = std::move(ds);
+  j["events"] = std::move(es);
+  return j;
 }
 
 namespace {
@@ -156,13 +170,11 @@ json TrialResult::to_wire_json() const {
     es.put_string(e.kind, &index, &strings);
     es.put_string(e.what, &index, &strings);
   }
-  return json{{"outcome", outcome_name(outcome)}, {"detail", detail},
-              {"failing_step", failing_step},     {"strings", std::move(strings)},
-              {"decisions_packed", ds.take()},    {"events_packed", es.take()},
-              {"steps", steps},                   {"preemptions", preemptions},
-              {"managed_threads", managed_threads}, {"uncontrolled", uncontrolled},
-              {"wall_ms", wall_ms},               {"metrics", metrics},
-              {"process_tainted", process_tainted}};
+  json j = result_fields(*this);
+  j["strings"] = std::move(strings);
+  j["decisions_packed"] = ds.take();
+  j["events_packed"] = es.take();
+  return j;
 }
 
 TrialResult TrialResult::from_json(const json& j) {

@@ -2,11 +2,13 @@
 // descriptors wired, ours kept out of its way, its parent's pid passed on, a
 // process group of its own, and every failure named.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -65,6 +67,31 @@ TEST(ChildProcess, PipeEndsAreCloseOnExecAboveTheFloorAndNotInTheChild) {
   racelab::close_fd(&p.read_end);
   racelab::close_fd(&p.write_end);
   EXPECT_EQ(p.read_end, -1);
+}
+
+TEST(ChildProcess, OpenPipesClosesThePipesItMadeWhenALaterOneFails) {
+  auto open_fds = [] {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+    return n;
+  };
+  rlimit lim{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &lim), 0);
+  // Room above the floor for three descriptors: the first pipe fits, the
+  // second's write end does not.
+  const int floor = static_cast<int>(lim.rlim_cur) - 3;
+  const size_t before = open_fds();
+  EXPECT_THROW(racelab::open_pipes(3, floor, "test"), std::runtime_error);
+  EXPECT_EQ(open_fds(), before);
+  const auto pipes = racelab::open_pipes(3, 10, "test");
+  ASSERT_EQ(pipes.size(), 3u);
+  for (Pipe p : pipes) {
+    EXPECT_GE(p.read_end, 10);
+    EXPECT_GE(p.write_end, 10);
+    racelab::close_fd(&p.read_end);
+    racelab::close_fd(&p.write_end);
+  }
+  EXPECT_EQ(open_fds(), before);
 }
 
 TEST(ChildProcess, ADescriptorIsGivenAtTheNumberAsked) {
