@@ -147,6 +147,7 @@ TrialResult run_trial(const TrialSpec& spec, const TrialHooks& hooks) {
   if (!free_running) strategy = make_strategy(spec.strategy, spec.seed);
 
   if (w.reset) w.reset();
+  if (w.prepare) w.prepare(input);  // before t0: outside the trial's time (racelab/workload.h)
 
   // Heap objects: after an unrecoverable watchdog hang they are leaked on
   // purpose, because abandoned threads still point at them.

@@ -259,6 +259,12 @@ void Supervisor::reap(int* status, bool kill_first) {
 
 void Supervisor::stop() { reap(nullptr, false); }
 
+bool Supervisor::ensure_started() {
+  if (pid_ >= 0) return false;
+  start();
+  return true;
+}
+
 TrialResult Supervisor::recover(const TrialSpec& spec, Outcome outcome, const std::string& detail) {
   TrialResult r;
   r.outcome = outcome;

@@ -78,6 +78,11 @@ class Supervisor {
   // `infrastructure`. Throws std::runtime_error only when no worker can be started.
   TrialResult run(const TrialSpec& spec, double timeout_s);
 
+  // Starts a worker now if none runs, so that the next run() does not pay
+  // the start: true when it started one. Throws std::runtime_error as run()
+  // does when none can be started. (A worker that died since its last trial
+  // is found, and replaced, only by the next run().)
+  bool ensure_started();
   int workers_started() const { return workers_started_; }
   // How the current (or last) worker was started: "zygote fork", or "spawn"
   // (with fork_from_zygote: "spawn (<why the zygote could not fork>)").

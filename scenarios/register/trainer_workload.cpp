@@ -19,13 +19,18 @@
 // fork, they are spawned, as PyTorch users isolate with the spawn start method.
 //
 // The rank processes are kept across trials, as a real job keeps its rank
-// processes for its whole run (RankPool below): starting one costs a LibTorch
-// load (about a second, 290 libraries; once per zygote when forked), which is
-// racelab's start-up, not the isolation's cost, and paid per trial it was 7.9x
-// isolate_thread's trial. What stays per trial is what isolation costs: every
-// rank builds its own corpus, target and drafter in its own address space and
-// reports through a pipe. Metrics say which ran: rank_processes_started (for
-// this trial), rank_processes_started_by ("zygote fork", or "spawn (why)") and
+// processes for its whole run (rank_pool below), and started before the
+// trial's clock (the workload's prepare, racelab/workload.h): starting one
+// costs a fork and its first page faults (a LibTorch load, about a second,
+// where it is spawned), which is racelab's start-up, not the isolation's cost.
+// Paid per trial it was 7.9x isolate_thread's trial; paid in the first trial
+// of a shard it still swung the ratio from 1.3x to 2.2x. What stays in the
+// trial is what isolation costs: every rank builds its own corpus, target and
+// drafter in its own address space and reports through a pipe. Metrics say
+// what ran: rank_processes_started (before this trial), rank_start_seconds
+// (the time that took, outside the trial's), rank_processes_started_in_trial
+// (inside it: one that prepare could not start, or that died since),
+// rank_processes_started_by ("zygote fork", or "spawn (why)") and
 // rank_processes_reused.
 #include <algorithm>
 #include <chrono>
@@ -204,15 +209,33 @@ class RankProcess {
   struct Reply {
     racelab::TrialResult result;
     std::string failure;     // the worker could not be started
-    bool fresh = false;      // a worker process was started for this trial
+    bool fresh = false;      // a worker process was started (for this trial, or by start())
     std::string started_by;  // how: "zygote fork" or "spawn (why)" (engine/supervisor.h)
   };
 
   RankProcess() : thread_([this] { loop(); }) { thread_.detach(); }
 
-  Reply run(const racelab::TrialSpec& spec) {
+  // Starts the rank's worker process if none runs, and warms a fresh one:
+  // it runs `spec` once, its result dropped. A forked process's first run
+  // pays its first touch of LibTorch's pages and lazy set-up (on this VM a
+  // page fault costs 10-16 us: the first trial ran 2-6x the next), which a
+  // real job pays once at its start, as isolate_thread's trial worker paid
+  // it in its own first trial; a kept rank process, like that worker, has.
+  Reply start(const racelab::TrialSpec& spec) { return ask({spec, true}); }
+  // Runs one trial in the rank's worker process, starting one if none runs.
+  Reply run(const racelab::TrialSpec& spec) { return ask({spec, false}); }
+
+ private:
+  static constexpr std::chrono::seconds kIdle{60};
+
+  struct Job {
+    racelab::TrialSpec spec;
+    bool start_only;  // start() rather than run()
+  };
+
+  Reply ask(Job job) {
     std::unique_lock<std::mutex> lock(mu_);
-    job_ = spec;
+    job_ = std::move(job);
     reply_.reset();
     cv_.notify_all();
     cv_.wait(lock, [&] { return reply_.has_value(); });
@@ -220,9 +243,6 @@ class RankProcess {
     reply_.reset();
     return r;
   }
-
- private:
-  static constexpr std::chrono::seconds kIdle{60};
 
   void loop() {
     racelab::SupervisorOptions opt;
@@ -237,13 +257,16 @@ class RankProcess {
         lock.lock();
         continue;
       }
-      racelab::TrialSpec spec = std::move(*job_);
+      Job job = std::move(*job_);
       job_.reset();
       lock.unlock();
       Reply r;
       const int before = sup.workers_started();
       try {
-        r.result = sup.run(spec, 600);
+        if (!job.start_only)
+          r.result = sup.run(job.spec, 600);
+        else if (sup.ensure_started())
+          (void)sup.run(job.spec, 600);  // the warm-up: its result is not the trial's
       } catch (const std::exception& e) {
         r.failure = e.what();
       }
@@ -257,7 +280,7 @@ class RankProcess {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::optional<racelab::TrialSpec> job_;
+  std::optional<Job> job_;
   std::optional<Reply> reply_;
   std::thread thread_;
 };
@@ -272,44 +295,90 @@ std::vector<std::unique_ptr<RankProcess>>& rank_pool(size_t at_least) {
   return *pool;
 }
 
+// `size` of the pool's processes at once, each rank's call on a thread of its
+// own; their replies in rank order.
+template <class Call>
+std::vector<RankProcess::Reply> on_each_rank(size_t size, Call call) {
+  auto& pool = rank_pool(size);
+  std::vector<RankProcess::Reply> replies(size);
+  std::vector<std::thread> ranks;
+  for (size_t r = 0; r < size; ++r) ranks.emplace_back([&, r] { replies[r] = call(*pool[r], static_cast<int>(r)); });
+  for (auto& t : ranks) t.join();
+  return replies;
+}
+
+// Rank r's part of an isolate_process trial: drafter r alone, free-running.
+racelab::TrialSpec rank_spec(const racelab::TrialInput& in, int r) {
+  racelab::TrialSpec spec;
+  spec.workload = "trainer";
+  spec.mitigation = "isolate_process";
+  spec.knobs = in.knobs;
+  spec.knobs["rank"] = r;
+  spec.threads = 1;
+  spec.seed = in.seed;
+  spec.strategy_name = "os";
+  spec.strategy = {{"kind", "free"}};
+  spec.watchdog_s = 300;
+  spec.record_events = false;
+  return spec;
+}
+
+// What the last prepare did, for the trial that follows it to report (trials
+// in one process run one after another).
+struct PreparedRanks {
+  std::vector<bool> started;  // per rank: its process was started here
+  double seconds = 0;
+  nlohmann::json started_by = nlohmann::json::array();
+};
+PreparedRanks& prepared_ranks() {
+  static PreparedRanks p;
+  return p;
+}
+
+// Adds how a freshly started rank process was started to `started_by`, once.
+void note_started_by(const RankProcess::Reply& reply, json* started_by) {
+  if (reply.fresh && std::find(started_by->begin(), started_by->end(), reply.started_by) == started_by->end())
+    started_by->push_back(reply.started_by);
+}
+
+// The workload's prepare: an isolate_process trial's rank processes, started
+// and warmed (RankProcess::start) before the trial's clock. A start that
+// fails is left to the trial, which tries again and reports it.
+void prepare(const racelab::TrialInput& in) {
+  PreparedRanks& p = prepared_ranks();
+  p = PreparedRanks{};
+  if (in.mitigation != "isolate_process" || knob<int64_t>(in.knobs, "rank") >= 0) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const auto& reply : on_each_rank(static_cast<size_t>(in.threads),
+                                        [&](RankProcess& rp, int r) { return rp.start(rank_spec(in, r)); })) {
+    p.started.push_back(reply.fresh);
+    note_started_by(reply, &p.started_by);
+  }
+  p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // One worker process per rank, all at once, from the pool; each trains its
 // rank alone (knob `rank`) and reports through the worker protocol. steps/s
 // is over the slowest rank's training time; the rest of the trial's wall time
-// (setup in each process, the pipes, and starting any process the pool did not
-// yet have) is reported apart as spawn_seconds, since a real job pays the
+// (setup in each process, the pipes, and starting any process that prepare
+// could not) is reported apart as spawn_seconds, since a real job pays the
 // start once, not per step.
 racelab::Observation run_processes(const racelab::TrialInput& in) {
   racelab::Observation obs;
   const auto t0 = std::chrono::steady_clock::now();
-  auto& pool = rank_pool(static_cast<size_t>(in.threads));
-  std::vector<RankProcess::Reply> replies(static_cast<size_t>(in.threads));
-  {
-    std::vector<std::thread> ranks;
-    for (int r = 0; r < in.threads; ++r)
-      ranks.emplace_back([&, r] {
-        racelab::TrialSpec spec;
-        spec.workload = "trainer";
-        spec.mitigation = "isolate_process";
-        spec.knobs = in.knobs;
-        spec.knobs["rank"] = r;
-        spec.threads = 1;
-        spec.seed = in.seed;
-        spec.strategy_name = "os";
-        spec.strategy = {{"kind", "free"}};
-        spec.watchdog_s = 300;
-        spec.record_events = false;
-        replies[static_cast<size_t>(r)] = pool[static_cast<size_t>(r)]->run(spec);
-      });
-    for (auto& t : ranks) t.join();
-  }
-  int64_t steps = 0, compiles = 0, started = 0;
+  const auto replies = on_each_rank(static_cast<size_t>(in.threads),
+                                    [&](RankProcess& rp, int r) { return rp.run(rank_spec(in, r)); });
+  const PreparedRanks& prepared = prepared_ranks();
+  int64_t steps = 0, compiles = 0, started = 0, started_in_trial = 0, reused = 0;
   double loss = 0, slowest = 0;
-  json started_by = json::array();
+  json started_by = prepared.started_by;
   for (size_t r = 0; r < replies.size(); ++r) {
     const auto& reply = replies[r];
-    started += reply.fresh ? 1 : 0;
-    if (reply.fresh && std::find(started_by.begin(), started_by.end(), reply.started_by) == started_by.end())
-      started_by.push_back(reply.started_by);
+    const bool prepared_here = r < prepared.started.size() && prepared.started[r];
+    started += prepared_here ? 1 : 0;
+    started_in_trial += reply.fresh ? 1 : 0;  // prepare could not start it, or it died since
+    reused += prepared_here || reply.fresh ? 0 : 1;
+    note_started_by(reply, &started_by);
     if (!reply.failure.empty()) {
       obs.errors.push_back(fmt::format("worker process {} could not start: {}", r, reply.failure));
       continue;
@@ -333,7 +402,9 @@ racelab::Observation run_processes(const racelab::TrialInput& in) {
                  {"loss", loss},
                  {"compiles", compiles},
                  {"rank_processes_started", started},
-                 {"rank_processes_reused", static_cast<int64_t>(replies.size()) - started},
+                 {"rank_processes_started_in_trial", started_in_trial},
+                 {"rank_start_seconds", prepared.seconds},
+                 {"rank_processes_reused", reused},
                  {"rank_processes_started_by", started_by},
                  {"mode", "processes"}};
   return obs;
@@ -370,16 +441,22 @@ racelab::Observation run_trial(const racelab::TrialInput& in) {
   return obs;
 }
 
-racelab::WorkloadRegistrar registrar{racelab::Workload{
-    "trainer",
-    "The full drafter trainer: a producer thread and N drafter worker threads training DFlash block drafters for a "
-    "few steps, attention through the compile layer, sequence lengths and block sizes cycling (recompiles)",
-    knob_defaults(),
-    racelab::compile::mitigation_names(),
-    false,
-    [] { racelab::compile::reset_attention(); },
-    &run_trial,
-    &check_knobs,
-}};
+racelab::Workload trainer_workload() {
+  racelab::Workload w{
+      "trainer",
+      "The full drafter trainer: a producer thread and N drafter worker threads training DFlash block drafters for a "
+      "few steps, attention through the compile layer, sequence lengths and block sizes cycling (recompiles)",
+      knob_defaults(),
+      racelab::compile::mitigation_names(),
+      false,
+      [] { racelab::compile::reset_attention(); },
+      &run_trial,
+      &check_knobs,
+  };
+  w.prepare = &prepare;
+  return w;
+}
+
+racelab::WorkloadRegistrar registrar{trainer_workload()};
 
 }  // namespace

@@ -71,3 +71,22 @@ TEST(Outcome, PriorityOrder) {
     EXPECT_EQ(back, o);
   }
 }
+
+// A workload's prepare (racelab/workload.h) runs before every trial, after
+// reset, with the body's own input, and outside the trial's time.
+TEST(Prepare, RunsBeforeEveryTrialWithTheBodysInput) {
+  for (uint64_t seed : {1, 2, 3}) {
+    const auto r = racelab::run_trial(
+        racelab_test::spec("t_prepared", {{"kind", "random"}}, seed, nlohmann::json::object(), "other", 3));
+    EXPECT_EQ(r.outcome, Outcome::kHolds) << r.detail;
+  }
+}
+
+TEST(Prepare, ItsTimeIsNotTheTrials) {
+  // The body does nothing; prepare sleeps 1.5 s. Counted in the trial, the
+  // wall time would be over 1.5 s however idle or loaded the machine.
+  const auto r = racelab::run_trial(
+      racelab_test::spec("t_prepared", {{"kind", "random"}}, 1, {{"prepare_ms", 1500}}, "none", 2));
+  EXPECT_EQ(r.outcome, Outcome::kHolds) << r.detail;
+  EXPECT_LT(r.wall_ms, 1500.0);
+}

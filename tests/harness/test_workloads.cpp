@@ -175,6 +175,38 @@ racelab::WorkloadRegistrar exclusive_reg{{
       return obs;
     }}};
 
+// ---- t_prepared ---------------------------------------------------------
+// A workload with a prepare (racelab/workload.h): it notes the input it was
+// given and sleeps knob prepare_ms; the body is wrong_result unless prepare
+// ran for this very trial, with the body's input.
+std::string g_prepared_for;  // the input prepare saw last, as text
+
+std::string input_text(const TrialInput& in) {
+  return in.mitigation + "/" + std::to_string(in.seed) + "/" + std::to_string(in.threads) + "/" + in.knobs.dump();
+}
+
+racelab::Workload prepared_workload() {
+  racelab::Workload w{"t_prepared",
+                      "notes its input in prepare, which sleeps knob prepare_ms; the body checks the note",
+                      {{"prepare_ms", 0}},
+                      {"none", "other"},
+                      false,
+                      [] { g_prepared_for.clear(); },
+                      [](const TrialInput& in) {
+                        Observation obs;
+                        if (g_prepared_for != input_text(in))
+                          obs.wrong_result = "prepare saw '" + g_prepared_for + "', the body '" + input_text(in) + "'";
+                        g_prepared_for.clear();
+                        return obs;
+                      }};
+  w.prepare = [](const TrialInput& in) {
+    g_prepared_for = input_text(in);
+    std::this_thread::sleep_for(std::chrono::milliseconds(in.knobs.value("prepare_ms", 0)));
+  };
+  return w;
+}
+racelab::WorkloadRegistrar prepared_reg{prepared_workload()};
+
 // ---- t_outcome ----------------------------------------------------------
 racelab::WorkloadRegistrar outcome_reg{{
     "t_outcome", "produces the outcome named by knob produce", {{"produce", "holds"}}, {"none"}, false, [] {},

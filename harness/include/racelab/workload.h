@@ -72,7 +72,16 @@ struct Workload {
   // Who runs the trial body: "" this binary (in-process or its `__worker`);
   // "python" a Python worker over the C ABI (engine/python_host.h), with
   // `run` never called here.
-  std::string host;  // last: workloads are initialised positionally
+  std::string host;
+  // Optional. Readies, before the trial's clock and watchdog start, what a
+  // real job has ready before its run starts, so that a trial's wall time is
+  // the run's, not racelab's start-up (the trainer's isolate_process: its
+  // rank processes, started once and kept, as a job keeps its ranks). Called
+  // after `reset`, on the thread that runs the trial; it must not throw: what
+  // it could not do, the body meets again and reports, and what it did, the
+  // body reports in its metrics (the time it took included), so that nothing
+  // it costs is hidden.
+  std::function<void(const TrialInput&)> prepare;  // last: workloads are initialised positionally
 };
 
 void register_workload(Workload workload);
