@@ -1,5 +1,7 @@
 #include "campaign/results_log.h"
 
+#include "campaign/relative_path.h"
+
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -15,8 +17,20 @@ ResultsWriter::ResultsWriter(const std::string& path, const json& header)
   out_.write({{"campaign", header}});
 }
 
+namespace {
+
+// The folder of the results file at `path`: what the files it names are
+// relative to (campaign/relative_path.h).
+std::filesystem::path folder_of(const std::string& path) {
+  return std::filesystem::absolute(path).parent_path();
+}
+
+}  // namespace
+
 void ResultsWriter::trial(const TrialRecord& record, uint64_t cell_seed) {
-  out_.write({{"trial", record.to_json()}, {"cell_seed", cell_seed}});
+  json t = record.to_json();
+  if (t.contains("schedule_file")) t["schedule_file"] = relative_if_inside(record.schedule_file, folder_of(path()));
+  out_.write({{"trial", t}, {"cell_seed", cell_seed}});
 }
 
 json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool interrupted) {
@@ -33,7 +47,7 @@ json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool 
           {"failures", summary.failures},
           {"by_outcome", summary.by_outcome},
           {"first_failure_trial", summary.first_failure_trial},
-          {"first_failure_schedule", summary.first_failure_schedule},
+          {"first_failure_schedule", relative_if_inside(summary.first_failure_schedule, folder_of(path()))},
           {"exhausted", summary.exhausted},
           {"pct_floor", summary.pct_floor},
           {"wall_s", summary.wall_s},
@@ -46,6 +60,8 @@ json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool 
   if (!summary.note.empty()) c["note"] = summary.note;
   if (summary.classes >= 0) c["classes"] = summary.classes;
   out_.write({{"cell", c}});
+  // As read_results() gives it back: the schedule's path from here, not from the file.
+  c["first_failure_schedule"] = resolve_from(c["first_failure_schedule"].get<std::string>(), folder_of(path()));
   return c;
 }
 
@@ -100,11 +116,16 @@ void read_results(const std::string& path, ResultsData* data) {
     try {
       if (j.contains("trial")) {
         TrialRecord r = TrialRecord::from_json(j["trial"]);
+        r.schedule_file = resolve_from(r.schedule_file, folder_of(path));
         data->cell_seeds.push_back(j.value("cell_seed", r.seed));
         data->trials.push_back(std::move(r));
       }
-      else if (j.contains("cell"))
-        data->cells.push_back(j["cell"]);
+      else if (j.contains("cell")) {
+        json& c = j["cell"];
+        if (c.is_object() && c.contains("first_failure_schedule") && c["first_failure_schedule"].is_string())
+          c["first_failure_schedule"] = resolve_from(c["first_failure_schedule"].get<std::string>(), folder_of(path));
+        data->cells.push_back(c);
+      }
       else if (j.contains("end")) {
         data->ends.push_back(j["end"]);
         saw_end = true;

@@ -1,6 +1,7 @@
 // write_reports(): every format of one report into its directory, atomically.
 #include <filesystem>
 
+#include "campaign/relative_path.h"
 #include "racelab/atomic_file.h"
 #include "reports/report.h"
 
@@ -9,15 +10,7 @@ namespace racelab::reports {
 namespace {
 
 namespace fs = std::filesystem;
-
-// `path` as seen from `dir`, so a report copied elsewhere (a CI artifact) with
-// its schedules/ still points at them. Purely lexical: nothing need exist.
-// Kept as is when empty or when no relative path exists.
-std::string relative_to(const std::string& path, const fs::path& dir) {
-  if (path.empty()) return path;
-  const fs::path rel = fs::absolute(path).lexically_normal().lexically_relative(dir);
-  return rel.empty() ? path : rel.string();
-}
+using campaign::relative_to;
 
 // The report as written: every file it names (scenario files, schedules) is
 // relative to the report's own directory instead of the writing machine's.

@@ -1,6 +1,10 @@
 // results.jsonl: append-per-trial writing, tolerant reading of a killed file.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "fixtures.h"
 #include "campaign/results_log.h"
 
@@ -43,6 +47,59 @@ TEST(ResultsLog, RoundTripsTrialsCellsAndEnd) {
   EXPECT_EQ(d.cells[0]["failures"], 1);
   ASSERT_EQ(d.ends.size(), 1u);
   EXPECT_TRUE(d.warnings.empty());
+}
+
+TEST(ResultsLog, AFolderMovedWholeStillFindsItsSchedules) {
+  // A CI job writes its folder; another machine downloads and merges it.
+  namespace fs = std::filesystem;
+  const auto dir = testing::make_temp_dir();
+  const std::string written = dir + "/ci-job/out", moved = dir + "/downloads/out";
+  fs::create_directories(written + "/schedules/cell");
+  const std::string schedule = written + "/schedules/cell/trial0-error.json";
+  std::ofstream(schedule) << "{}";
+  {
+    ResultsWriter w(written + "/results.jsonl", header());
+    w.trial(testing::record("none", "random", 2, 0, "error", schedule, 1), 1);
+    CellSpec spec;
+    spec.scenario = "toy_leak";
+    CellSummary sum;
+    sum.trials = sum.failures = 1;
+    sum.first_failure_schedule = schedule;
+    const json c = w.cell(spec, sum, false);
+    EXPECT_EQ(c["first_failure_schedule"], schedule) << "what read_results gives back, from where it was written";
+    w.end(false, 1.0);
+  }
+  std::stringstream text;
+  text << std::ifstream(written + "/results.jsonl").rdbuf();
+  EXPECT_EQ(text.str().find(written), std::string::npos) << "no absolute path to the folder:\n" << text.str();
+  fs::create_directories(dir + "/downloads");
+  fs::rename(written, moved);
+  ResultsData d;
+  read_results(moved + "/results.jsonl", &d);
+  ASSERT_EQ(d.trials.size(), 1u);
+  ASSERT_EQ(d.cells.size(), 1u);
+  const std::string found = moved + "/schedules/cell/trial0-error.json";
+  EXPECT_EQ(d.trials[0].schedule_file, found);
+  EXPECT_EQ(d.cells[0]["first_failure_schedule"], found);
+  EXPECT_TRUE(fs::exists(d.trials[0].schedule_file));
+}
+
+TEST(ResultsLog, AScheduleOutsideItsFolderIsNamedInFull) {
+  // --schedule-dir elsewhere: a relative path would break when the results move alone.
+  const auto dir = testing::make_temp_dir();
+  const std::string outside = dir + "/elsewhere/x.json";
+  std::filesystem::create_directories(dir + "/out");
+  {
+    ResultsWriter w(dir + "/out/results.jsonl", header());
+    w.trial(testing::record("none", "random", 2, 0, "error", outside, 1), 1);
+  }
+  std::stringstream text;
+  text << std::ifstream(dir + "/out/results.jsonl").rdbuf();
+  EXPECT_NE(text.str().find("\"" + outside + "\""), std::string::npos) << text.str();
+  ResultsData d;
+  read_results(dir + "/out/results.jsonl", &d);
+  ASSERT_EQ(d.trials.size(), 1u);
+  EXPECT_EQ(d.trials[0].schedule_file, outside);
 }
 
 TEST(ResultsLog, SkipsATornLastLineWithAWarning) {
