@@ -13,9 +13,8 @@ std::string relative_to(const std::string& path, const fs::path& dir) {
 
 std::string relative_if_inside(const std::string& path, const fs::path& dir) {
   const std::string rel = relative_to(path, dir);
-  if (rel.empty() || fs::path(rel).is_absolute()) return rel;
-  if (rel == ".." || rel.rfind("../", 0) == 0) return fs::absolute(path).lexically_normal().string();
-  return rel;
+  const bool outside = rel == ".." || rel.rfind("../", 0) == 0;
+  return outside ? fs::absolute(path).lexically_normal().string() : rel;
 }
 
 std::string resolve_from(const std::string& path, const fs::path& dir) {

@@ -1,21 +1,16 @@
 #include "campaign/results_log.h"
 
-#include "campaign/relative_path.h"
-
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "campaign/relative_path.h"
+
 namespace racelab::campaign {
 
 using nlohmann::json;
-
-ResultsWriter::ResultsWriter(const std::string& path, const json& header)
-    : out_(path, JsonlWriter::Mode::kTruncate) {
-  out_.write({{"campaign", header}});
-}
 
 namespace {
 
@@ -27,9 +22,14 @@ std::filesystem::path folder_of(const std::string& path) {
 
 }  // namespace
 
+ResultsWriter::ResultsWriter(const std::string& path, const json& header)
+    : out_(path, JsonlWriter::Mode::kTruncate), folder_(folder_of(path)) {
+  out_.write({{"campaign", header}});
+}
+
 void ResultsWriter::trial(const TrialRecord& record, uint64_t cell_seed) {
   json t = record.to_json();
-  if (t.contains("schedule_file")) t["schedule_file"] = relative_if_inside(record.schedule_file, folder_of(path()));
+  if (t.contains("schedule_file")) t["schedule_file"] = relative_if_inside(record.schedule_file, folder_);
   out_.write({{"trial", t}, {"cell_seed", cell_seed}});
 }
 
@@ -47,7 +47,7 @@ json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool 
           {"failures", summary.failures},
           {"by_outcome", summary.by_outcome},
           {"first_failure_trial", summary.first_failure_trial},
-          {"first_failure_schedule", relative_if_inside(summary.first_failure_schedule, folder_of(path()))},
+          {"first_failure_schedule", relative_if_inside(summary.first_failure_schedule, folder_)},
           {"exhausted", summary.exhausted},
           {"pct_floor", summary.pct_floor},
           {"wall_s", summary.wall_s},
@@ -61,7 +61,7 @@ json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool 
   if (summary.classes >= 0) c["classes"] = summary.classes;
   out_.write({{"cell", c}});
   // As read_results() gives it back: the schedule's path from here, not from the file.
-  c["first_failure_schedule"] = resolve_from(c["first_failure_schedule"].get<std::string>(), folder_of(path()));
+  c["first_failure_schedule"] = resolve_from(c["first_failure_schedule"].get<std::string>(), folder_);
   return c;
 }
 
@@ -77,6 +77,7 @@ void read_results(const std::string& path, ResultsData* data) {
                                          path, path));
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read results file " + path);
+  const std::filesystem::path folder = folder_of(path);  // what the schedules it names are relative to
   bool saw_end = false;
   std::string text;
   size_t lineno = 0;
@@ -116,14 +117,14 @@ void read_results(const std::string& path, ResultsData* data) {
     try {
       if (j.contains("trial")) {
         TrialRecord r = TrialRecord::from_json(j["trial"]);
-        r.schedule_file = resolve_from(r.schedule_file, folder_of(path));
+        r.schedule_file = resolve_from(r.schedule_file, folder);
         data->cell_seeds.push_back(j.value("cell_seed", r.seed));
         data->trials.push_back(std::move(r));
       }
       else if (j.contains("cell")) {
         json& c = j["cell"];
         if (c.is_object() && c.contains("first_failure_schedule") && c["first_failure_schedule"].is_string())
-          c["first_failure_schedule"] = resolve_from(c["first_failure_schedule"].get<std::string>(), folder_of(path));
+          c["first_failure_schedule"] = resolve_from(c["first_failure_schedule"].get<std::string>(), folder);
         data->cells.push_back(c);
       }
       else if (j.contains("end")) {

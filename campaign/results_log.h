@@ -15,6 +15,7 @@
 #ifndef RACELAB_CAMPAIGN_RESULTS_LOG_H_
 #define RACELAB_CAMPAIGN_RESULTS_LOG_H_
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,7 @@ class ResultsWriter {
 
  private:
   JsonlWriter out_;
+  std::filesystem::path folder_;  // the schedules it names are relative to it
 };
 
 // Everything one or more results files say, in file order.

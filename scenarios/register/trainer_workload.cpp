@@ -218,7 +218,7 @@ class RankProcess {
   // Starts the rank's worker process if none runs, and warms a fresh one:
   // it runs `spec` once, its result dropped. A forked process's first run
   // pays its first touch of LibTorch's pages and lazy set-up (on this VM a
-  // page fault costs 10-16 us: the first trial ran 2-6x the next), which a
+  // page fault costs 10-16 us: its training ran 1.4-5.9x the next run's), which a
   // real job pays once at its start, as isolate_thread's trial worker paid
   // it in its own first trial; a kept rank process, like that worker, has.
   Reply start(const racelab::TrialSpec& spec) { return ask({spec, true}); }
