@@ -41,7 +41,12 @@ else:
         sys.stderr.write('racelab: the Python package racelab is in none of: ' + ', '.join(dirs) +
                          ', nor installed in this Python (pip install <prefix>/share/racelab/python)\n')
         sys.exit(3)
-from racelab import worker
+try:
+    from racelab import worker
+except Exception as e:  # a broken install: the worker cannot start (exit 3), in its own words
+    sys.stderr.write('racelab: the Python package racelab cannot be imported by ' + sys.executable + ': ' +
+                     type(e).__name__ + ': ' + str(e) + '\n')
+    sys.exit(3)
 sys.exit(worker.main(libs))
 )PY";
 

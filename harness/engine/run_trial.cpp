@@ -94,6 +94,23 @@ void run_body(const Workload& w, const TrialInput& input, BodyState* st) {
 
 }  // namespace
 
+void name_fired_timeouts(TrialResult* r) {
+  if (r->outcome == Outcome::kHolds || !r->metrics.contains("timeouts_fired")) return;
+  const json& fired = r->metrics["timeouts_fired"];
+  if (!fired.is_array() || fired.empty() || r->detail.find("[timeout expired") != std::string::npos) return;
+  std::string list;
+  constexpr size_t kNamed = 3;
+  for (size_t i = 0; i < fired.size() && i < kNamed; ++i) {
+    const json& f = fired[i];
+    list += fmt::format("{}{} in thread {} after {:g} s of logical time{}", i == 0 ? "" : "; ",
+                        f.value("wait", std::string("a timed wait")), f.value("thread", -1), f.value("seconds", 0.0),
+                        f.value("nothing_else_could_run", false) ? ", when no other thread could run" : "");
+  }
+  if (fired.size() > kNamed) list += fmt::format("; and {} more", fired.size() - kNamed);
+  r->detail += fmt::format("{}[timeout expired before this failure, as the program's safety net: {}]",
+                           r->detail.empty() ? "" : " ", list);
+}
+
 TrialResult collect_result(Scheduler* sched, FreeController* free_ctl, const Observation& obs, bool watchdog_fired) {
   TrialResult r;
   r.metrics = obs.metrics.is_object() ? obs.metrics : json::object();
@@ -107,6 +124,17 @@ TrialResult collect_result(Scheduler* sched, FreeController* free_ctl, const Obs
     r.managed_threads = sched->threads_seen();
     r.uncontrolled = sched->uncontrolled();
     if (sched->events_truncated()) r.metrics["events_truncated"] = true;
+    const auto fired = sched->fired_timeouts();
+    if (!fired.empty()) {
+      json list = json::array();
+      for (const auto& f : fired)
+        list.push_back({{"thread", f.thread},
+                        {"wait", f.what},
+                        {"seconds", static_cast<double>(f.waited_ns) / 1e9},
+                        {"nothing_else_could_run", f.nothing_else_ran},
+                        {"step", f.step}});
+      r.metrics["timeouts_fired"] = std::move(list);
+    }
   } else if (free_ctl) {
     r.steps = free_ctl->progress();
     r.managed_threads = free_ctl->threads_seen();
@@ -124,6 +152,7 @@ TrialResult collect_result(Scheduler* sched, FreeController* free_ctl, const Obs
     r.outcome = classify_observation(obs, &r.detail);
     if (r.outcome != Outcome::kHolds) r.failing_step = r.steps;
   }
+  name_fired_timeouts(&r);
   if (r.uncontrolled > 0) {
     r.metrics["uncontrolled_calls"] = r.uncontrolled;
     r.detail += fmt::format("{}[uncontrolled nondeterminism: {} instrumented call(s) from unmanaged threads]",

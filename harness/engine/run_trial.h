@@ -44,6 +44,13 @@ TrialResult run_trial(const TrialSpec& spec, const TrialHooks& hooks = {});
 // is classified the same way whoever ran its body.
 TrialResult collect_result(Scheduler* sched, FreeController* free_ctl, const Observation& obs, bool watchdog_fired);
 
+// A failing trial in which timed waits expired (metrics "timeouts_fired",
+// which collect_result fills) says so in its detail: each wait, its thread
+// and its logical timeout, and whether no other thread could run. A user then
+// judges whether that starvation is plausible on a real machine. No-op for a
+// trial that holds, or whose detail already says it.
+void name_fired_timeouts(TrialResult* r);
+
 // The workload's default knobs overlaid with `knobs`, checked by the
 // workload's check_knobs; an unknown knob, a value of another JSON type or one
 // the workload cannot run with throws KnobError (racelab/workload.h) naming it.

@@ -212,21 +212,57 @@ void Scheduler::advance_time_to(int64_t ns) {
 }
 
 void Scheduler::wake_sleepers(bool jump) {
-  int64_t first = INT64_MAX;
+  int64_t first = INT64_MAX;           // the first sleeper's wake-up
+  int64_t first_deadline = INT64_MAX;  // the first timed wait's deadline
   bool any_working = false;  // runnable and not polling
   for (size_t i = 0; i < threads_.size(); ++i) {
-    if (threads_[i].state == State::kSleeping) first = std::min(first, threads_[i].wake_ns);
-    any_working = any_working || (threads_[i].state == State::kRunnable && polling_[i] == 0);
+    const ManagedThread& t = threads_[i];
+    if (t.state == State::kSleeping) first = std::min(first, t.wake_ns);
+    if ((t.state == State::kBlocked || t.state == State::kJoining) && t.deadline_ns >= 0)
+      first_deadline = std::min(first_deadline, t.deadline_ns);
+    any_working = any_working || (t.state == State::kRunnable && polling_[i] == 0);
   }
-  if (first == INT64_MAX) return;
+  if (first == INT64_MAX && first_deadline == INT64_MAX) return;
   const int64_t now = now_locked();
   // Nothing to run but pollers: they would only burn steps until the sleeper
   // wakes (a poller waiting a second would use half a million steps), so the
-  // time they would spend passes at once.
-  if (jump && !any_working && first > now) skipped_ns_.fetch_add(first - now, std::memory_order_relaxed);
+  // time they would spend passes at once. A timed wait's deadline counts only
+  // while no thread was let go: that thread runs in real time and may yet
+  // release what the wait waits for, and a timeout is a last resort.
+  int64_t target = first;
+  if (free_ == 0) target = std::min(target, first_deadline);
+  bool jumped = false;
+  if (jump && !any_working && target != INT64_MAX && target > now) {
+    skipped_ns_.fetch_add(target - now, std::memory_order_relaxed);
+    jumped = true;
+  }
   const int64_t at = now_locked();
-  for (auto& t : threads_)
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    ManagedThread& t = threads_[i];
     if (t.state == State::kSleeping && t.wake_ns <= at) t.state = State::kRunnable;
+    if ((t.state == State::kBlocked || t.state == State::kJoining) && t.deadline_ns >= 0 && t.deadline_ns <= at) {
+      t.state = State::kRunnable;
+      t.blocked_on = nullptr;
+      t.join_target = -1;
+      t.timed_out = true;
+      FiredTimeout f;
+      f.thread = static_cast<int>(i);
+      f.what = pending_[i] ? pending_[i] : "timed wait";
+      f.waited_ns = t.deadline_ns - t.wait_began_ns;
+      f.nothing_else_ran = jumped && t.deadline_ns == target;
+      f.step = step_;
+      t.deadline_ns = -1;
+      add_event(f.thread, "timeout", fmt::format("{} expired after {:g} s of logical time{}", f.what,
+                                                 static_cast<double>(f.waited_ns) / 1e9,
+                                                 f.nothing_else_ran ? " (no other thread could run)" : ""));
+      fired_.push_back(std::move(f));
+    }
+  }
+}
+
+std::vector<Scheduler::FiredTimeout> Scheduler::fired_timeouts() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return fired_;
 }
 
 void Scheduler::reschedule([[maybe_unused]] Lock& lk, int self, bool yield, bool let_go) {  // lk: held by the caller
@@ -527,7 +563,10 @@ void Scheduler::on_thread_end(int id) {
   me.state = State::kEnded;
   add_event(id, "end", "thread.end");
   for (auto& t : threads_)
-    if (t.state == State::kJoining && t.join_target == id) t.state = State::kRunnable;
+    if (t.state == State::kJoining && t.join_target == id) {
+      t.state = State::kRunnable;
+      t.deadline_ns = -1;  // joined, not timed out
+    }
   tl_scheduler = nullptr;
   tl_id = -1;
   if (aborted_) {
@@ -591,6 +630,89 @@ void Scheduler::on_block(const void* resource, const char* what) {
   }
 }
 
+bool Scheduler::wait_until(Lock& lk, int self, int64_t deadline_ns) {
+  ManagedThread& t = threads_[self];
+  t.deadline_ns = deadline_ns;
+  t.wait_began_ns = now_locked();
+  t.timed_out = false;
+  reschedule(lk, self);
+  wait_turn(lk, self);
+  lk.lock();
+  if (aborted_) {
+    t.deadline_ns = -1;
+    throw_aborted(lk);
+    return false;
+  }
+  const bool timed_out = t.timed_out;
+  t.timed_out = false;
+  t.deadline_ns = -1;
+  return !timed_out;
+}
+
+bool Scheduler::on_block_until(const void* resource, const char* what, int64_t deadline_ns) {
+  int me = self();
+  {
+    Lock lk(mu_);
+    if (aborted_) {
+      throw_aborted(lk);
+      return false;
+    }
+    rejoin(lk, me, what);
+    if (aborted_) {
+      throw_aborted(lk);
+      return false;
+    }
+    if (deadline_ns > now_locked()) {
+      auto& t = threads_[me];
+      t.state = State::kBlocked;
+      t.blocked_on = resource;
+      polling_[me] = 0;
+      names_[resource] = what;
+      pending_[me] = what;
+      footprints_[me] = footprint_of(resource, true);
+      add_event(me, "block", what);
+      const bool woken = wait_until(lk, me, deadline_ns);
+      return woken;
+    }
+  }
+  // A timeout of zero (or one already past): a try that steps aside, as a
+  // poll does, so a loop of zero-timeout waits lets the others run.
+  on_yield(what);
+  return false;
+}
+
+bool Scheduler::on_join_until(int id, const char* what, int64_t deadline_ns) {
+  int me = self();
+  {
+    Lock lk(mu_);
+    if (aborted_) {
+      throw_aborted(lk);
+      return false;
+    }
+    rejoin(lk, me, what);
+    if (aborted_) {
+      throw_aborted(lk);
+      return false;
+    }
+    if (id < 0 || static_cast<size_t>(id) >= threads_.size() || threads_[id].state == State::kEnded) {
+      touch_current(me, -1);
+      return true;
+    }
+    if (deadline_ns > now_locked()) {
+      threads_[me].state = State::kJoining;
+      threads_[me].join_target = id;
+      polling_[me] = 0;
+      pending_[me] = what;
+      footprints_[me] = Footprint{};
+      add_event(me, "join", fmt::format("thread {} ({})", id, what));
+      return wait_until(lk, me, deadline_ns);
+    }
+  }
+  on_yield(what);
+  Lock lk(mu_);
+  return threads_[id].state == State::kEnded;
+}
+
 void Scheduler::on_release(const void* resource) {
   int me = self();
   Lock lk(mu_);
@@ -606,6 +728,7 @@ void Scheduler::on_release(const void* resource) {
     if (t.state == State::kBlocked && t.blocked_on == resource) {
       t.state = State::kRunnable;
       t.blocked_on = nullptr;
+      t.deadline_ns = -1;  // woken, not timed out
     }
   }
   add_event(me, "release", name_of(resource));

@@ -134,6 +134,29 @@ class Scheduler : public Controller {
   //    A sleep of 0 is a yield.
   void on_sleep(const char* name, int64_t ns);
 
+  // Timed waits (a wait with a timeout: Python's join, acquire and wait, a C
+  // program's pthread_cond_timedwait, sem_timedwait and the like): as
+  // on_block / on_join, but the caller becomes runnable again, timed out, once
+  // logical time reaches deadline_ns. Logical time gets there through the
+  // others' steps, or by a jump when nothing but pollers could run, no thread
+  // was let go (it runs in real time, which a jump would not wait for) and
+  // this deadline is the earliest. A timeout is the program's safety net:
+  // under control it fires no earlier than that, so a wait returns as soon as
+  // what it waits for happens, as natively. Returns true when woken (a
+  // release, the thread's end), false when timed out. A deadline already
+  // past is a step aside and a timeout. Every timeout that fired is kept
+  // (fired_timeouts()): a failure that needed one says so.
+  bool on_block_until(const void* resource, const char* what, int64_t deadline_ns);
+  bool on_join_until(int id, const char* what, int64_t deadline_ns);
+  struct FiredTimeout {
+    int thread = -1;
+    std::string what;            // the wait, as its caller named it
+    int64_t waited_ns = 0;       // logical time from the wait's start to its deadline
+    bool nothing_else_ran = false;  // fired by a jump: no other thread could do anything
+    int64_t step = 0;
+  };
+  std::vector<FiredTimeout> fired_timeouts() const;
+
   // Logical time, in ns since the trial began: every step takes kStepNs, and
   // when nothing but pollers can run and threads sleep, time jumps to the
   // first wake-up.
@@ -153,6 +176,11 @@ class Scheduler : public Controller {
   struct ManagedThread {
     State state = State::kRunnable;
     int64_t wake_ns = 0;  // kSleeping: runnable again at this logical time
+    // kBlocked / kJoining with a timeout: its deadline and when the wait
+    // began (-1: an untimed wait); timed_out: it ended by the deadline.
+    int64_t deadline_ns = -1;
+    int64_t wait_began_ns = 0;
+    bool timed_out = false;
     const void* blocked_on = nullptr;
     int join_target = -1;
     Handoff turn;  // this thread's own wake-up
@@ -235,7 +263,13 @@ class Scheduler : public Controller {
   int64_t now_locked() const { return step_ * kStepNs + skipped_ns_.load(std::memory_order_relaxed); }
   // Makes sleepers whose time has come runnable; with `jump`, when nothing
   // but pollers could run, moves time on to the first wake-up first.
+  // Timed waiters whose deadline has come time out too; with `jump` and no
+  // thread let go, the earliest of those deadlines counts as a wake-up.
   void wake_sleepers(bool jump);
+  // Puts `self` in a timed wait (state already kBlocked / kJoining), runs the
+  // step and waits; false when it timed out.
+  bool wait_until(Lock& lk, int self, int64_t deadline_ns);
+  std::vector<FiredTimeout> fired_;
   std::vector<char> polling_;             // per thread: its last request stepped aside (ChoiceContext::polling)
   std::vector<int64_t> waiting_since_;    // per thread: ChoiceContext::waiting_since
   std::unordered_map<const void*, int> object_ids_;

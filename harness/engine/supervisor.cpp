@@ -229,6 +229,7 @@ void Supervisor::start() {
   output_fd_ = output.read_end;
   result_buf_.clear();
   output_buf_.clear();
+  began_a_trial_ = false;
   ++workers_started_;
 }
 
@@ -278,6 +279,48 @@ TrialResult Supervisor::recover(const TrialSpec& spec, Outcome outcome, const st
   return r;
 }
 
+TrialResult Supervisor::could_not_start(const TrialSpec& spec, int status, const std::string& words) {
+  std::string how = WIFSIGNALED(status) ? signal_text(WTERMSIG(status)) : fmt::format("exit status {}", WEXITSTATUS(status));
+  if (WIFEXITED(status) && (WEXITSTATUS(status) == 126 || WEXITSTATUS(status) == 127))
+    how += ": its command could not be run";
+  TrialResult r = recover(spec, Outcome::kError,
+                          fmt::format("the worker could not start ({}): {}", how, words.empty() ? "it said nothing" : words));
+  r.metrics["bad_input"] = true;
+  return r;
+}
+
+std::string Supervisor::last_words_of_output(int ms) {
+  const auto deadline = Clock::now() + std::chrono::milliseconds(ms);
+  std::string buf = output_buf_;
+  output_buf_.clear();
+  char chunk[65536];
+  while (output_fd_ >= 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) break;
+    pollfd p{output_fd_, POLLIN, 0};
+    int rc = ::poll(&p, 1, static_cast<int>(left));
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc <= 0) break;
+    ssize_t n = ::read(output_fd_, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    buf.append(chunk, static_cast<size_t>(n));
+  }
+  std::deque<std::string> lines;
+  size_t start = 0;
+  while (start < buf.size()) {
+    size_t nl = buf.find('\n', start);
+    std::string l = buf.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    if (!l.empty() && l.rfind("@@racelab-", 0) != 0) lines.push_back(l);
+    if (lines.size() > 20) lines.pop_front();
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  std::string out;
+  for (const auto& l : lines) out += (out.empty() ? "" : "; ") + l;
+  return out;
+}
+
 TrialResult Supervisor::run(const TrialSpec& spec, double timeout_s) {
   nlohmann::json kills = nlohmann::json::array();
   for (int attempt = 0;; ++attempt) {
@@ -312,6 +355,13 @@ TrialResult Supervisor::run_once(const TrialSpec& spec, double timeout_s, std::s
     trace_->trial.store(spec.trial);
     trace_->count.store(0);
     if (write_all(spec_fd_, line)) break;
+    if (!began_a_trial_) {
+      // A fresh worker that is gone before it read its first spec could not start.
+      const std::string words = last_words_of_output(2000);
+      int status = 0;
+      reap(&status, false);
+      return could_not_start(spec, status, words);
+    }
     reap(nullptr, true);  // it died between trials; a fresh one gets the spec
     if (attempt == 1) throw std::runtime_error("supervisor: worker rejects trial specs (dies at start-up?)");
   }
@@ -328,6 +378,7 @@ TrialResult Supervisor::run_once(const TrialSpec& spec, double timeout_s, std::s
   auto handle_output_line = [&](const std::string& l) {
     if (l == marker_begin) {
       begun = true;
+      began_a_trial_ = true;
       return;
     }
     if (l == marker_end) {
@@ -416,18 +467,15 @@ TrialResult Supervisor::run_once(const TrialSpec& spec, double timeout_s, std::s
       *external = how;
     // Sanitizers turn a fatal signal into a report and an exit code; name it.
     if (!fatal_line.empty()) how += "; " + fatal_line;
-    if (!begun && WIFEXITED(status) && WEXITSTATUS(status) == kWorkerBadEnvironmentExit) {
-      // The worker refused to start (a Python without torch, a package it
-      // cannot find): no trial ran, so nothing of the program failed. Its
-      // own words say why; the run stops as bad input (exit 3), not a crash.
-      std::string why;
-      for (const auto& l : tail) why += (why.empty() ? "" : "; ") + l;
-      r = recover(spec, Outcome::kError,
-                  fmt::format("the worker could not start ({}): {}", how, why.empty() ? "it said nothing" : why));
-      r.metrics["bad_input"] = true;
-      r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-      note_tsan_races(tsan.races(), &r);
-      return r;
+    if (!begun && external->empty() &&
+        (!began_a_trial_ || (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerBadEnvironmentExit))) {
+      // The worker refused to start, or died starting: no trial ran, so
+      // nothing of the program failed. Its own words say why.
+      std::string words;
+      for (const auto& l : tail) words += (words.empty() ? "" : "; ") + l;
+      TrialResult bad = could_not_start(spec, status, words);
+      bad.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      return bad;
     }
     r = recover(spec, Outcome::kCrash, "worker died: " + how);
     r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

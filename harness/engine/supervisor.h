@@ -96,6 +96,14 @@ class Supervisor {
   TrialResult run_once(const TrialSpec& spec, double timeout_s, std::string* external);
   void reap(int* status, bool kill_first);
   TrialResult recover(const TrialSpec& spec, Outcome outcome, const std::string& detail);
+  // The worker died before it began any trial (an interpreter that is not
+  // there, a host library it cannot load, a package it cannot import): no
+  // trial ran, so nothing of the program failed. Bad input (metrics
+  // "bad_input"), in the worker's own words: `status` from waitpid, `words`
+  // its last lines of output.
+  TrialResult could_not_start(const TrialSpec& spec, int status, const std::string& words);
+  // The rest of a dead worker's output (at most `ms` milliseconds), its last lines joined.
+  std::string last_words_of_output(int ms);
 
   SupervisorOptions options_;
   pid_t pid_ = -1;
@@ -103,6 +111,7 @@ class Supervisor {
   SharedTrace* trace_ = nullptr;
   std::string result_buf_, output_buf_;
   int workers_started_ = 0;
+  bool began_a_trial_ = false;  // the current worker has begun a trial (its start-up is over)
   std::string started_by_;
 };
 

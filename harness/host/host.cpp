@@ -11,7 +11,9 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -297,6 +299,7 @@ RACELAB_HOST_API char* racelab_host_trial_end(const char* observation_json) {
     r.detail.clear();
     r.outcome = racelab::classify_observation(obs, &r.detail);
     r.failing_step = r.outcome == racelab::Outcome::kHolds ? -1 : r.steps;
+    racelab::name_fired_timeouts(&r);
   }
   if (!bad_observation.empty() && r.outcome == racelab::Outcome::kHolds) {
     r.outcome = racelab::Outcome::kError;
@@ -382,6 +385,56 @@ RACELAB_HOST_API int racelab_host_block(uintptr_t resource, const char* what) {
   if (c == nullptr) return RACELAB_HOST_OK;
   const char* n = intern(what);
   return guarded([&] { c->on_block(reinterpret_cast<const void*>(resource), n); });
+}
+
+namespace {
+// The trial's scheduler when it controls the calling thread; nullptr when the
+// caller must wait for real (see RACELAB_HOST_FREE).
+racelab::Scheduler* scheduler_of_caller() {
+  Controller* c = racelab::controller_for_this_thread();
+  if (c == nullptr || g_trial == nullptr || !g_trial->sched || c != g_trial->ctl) return nullptr;
+  return g_trial->sched.get();
+}
+
+// A timed wait's outcome as the ABI's code.
+template <class Wait>
+int timed(Wait wait) {
+  bool woken = false;
+  int rc = guarded([&] { woken = wait(); });
+  if (rc != RACELAB_HOST_OK) return rc;
+  return woken ? RACELAB_HOST_OK : RACELAB_HOST_TIMEDOUT;
+}
+
+int64_t deadline_after(racelab::Scheduler* s, int64_t timeout_ns) {
+  const int64_t now = s->now_ns();
+  return timeout_ns > INT64_MAX - now ? INT64_MAX : now + std::max<int64_t>(timeout_ns, 0);
+}
+}  // namespace
+
+RACELAB_HOST_API int64_t racelab_host_now_ns(void) {
+  racelab::Scheduler* s = scheduler_of_caller();
+  return s != nullptr ? s->now_ns() : -1;
+}
+
+RACELAB_HOST_API int racelab_host_sleep(const char* name, int64_t ns) {
+  racelab::Scheduler* s = scheduler_of_caller();
+  if (s == nullptr) return RACELAB_HOST_FREE;
+  const char* n = intern(name);
+  return guarded([&] { s->on_sleep(n, ns); });
+}
+
+RACELAB_HOST_API int racelab_host_block_for(uintptr_t resource, const char* what, int64_t timeout_ns) {
+  racelab::Scheduler* s = scheduler_of_caller();
+  if (s == nullptr) return RACELAB_HOST_FREE;
+  const char* n = intern(what);
+  return timed([&] { return s->on_block_until(reinterpret_cast<const void*>(resource), n, deadline_after(s, timeout_ns)); });
+}
+
+RACELAB_HOST_API int racelab_host_join_for(int id, const char* what, int64_t timeout_ns) {
+  racelab::Scheduler* s = scheduler_of_caller();
+  if (s == nullptr || id < 0) return RACELAB_HOST_FREE;
+  const char* n = intern(what);
+  return timed([&] { return s->on_join_until(id, n, deadline_after(s, timeout_ns)); });
 }
 
 RACELAB_HOST_API void racelab_host_release(uintptr_t resource) {

@@ -119,9 +119,12 @@ std::string describe_waits();
 // The trial's clocks (preload/time.cpp): logical from base_ns (REALTIME at
 // the trial's start), or the real ones when `on` is false.
 void set_logical_clock(bool on, int64_t base_ns);
-// A timed wait under control timed out: on the logical clock, time has passed
-// until its deadline (an absolute time on `clock`).
-void waited_until(clockid_t clock, const struct timespec* deadline);
+// A timed wait's deadline, an absolute time on `clock`, as the scheduler's
+// logical time (Scheduler::on_block_until): on the logical clock when the
+// clocks are logical, else the time left on the real clock from now. Call it
+// from the program's side (outside Inside). INT64_MAX: no deadline (null);
+// -1: an invalid timespec (the caller answers EINVAL, as the C library does).
+int64_t logical_deadline(clockid_t clock, const struct timespec* deadline);
 
 }  // namespace racelab::preload
 

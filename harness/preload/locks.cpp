@@ -7,8 +7,10 @@
 // blocked on it runnable again. A condition wait releases the mutex and blocks
 // on the condition variable until a signal or broadcast (both wake every
 // waiter: POSIX allows spurious wake-ups, so correct programs re-check). A
-// timed wait steps aside once (Scheduler::on_yield) and then times out unless
-// it was signalled meanwhile: time passes when the others have run.
+// timed wait (cond_timedwait, mutex_timedlock, sem_timedwait, the rwlocks')
+// keeps its contract on logical time (Scheduler::on_block_until): it ends as
+// soon as what it waits for happens, and times out only when its deadline
+// passes -- through the others' steps, or when nothing else could run.
 // std::mutex, std::condition_variable, std::shared_mutex and std::call_once
 // are built on these calls, so they come under control with them.
 #include <errno.h>
@@ -43,19 +45,32 @@ int acquire(const void* lock, const char* point, const char* kind, TryLock try_l
   return 0;
 }
 
-// A timed acquisition: one try, one step aside, one more try.
+// A timed acquisition (pthread_mutex_timedlock, sem_timedwait, the rwlocks'):
+// blocked in the scheduler until a release, or until its deadline passes in
+// logical time (Scheduler::on_block_until), then one last try.
 template <class TryLock>
-int acquire_timed(const void* lock, const char* point, TryLock try_lock) {
+int acquire_timed(const void* lock, const char* point, const char* kind, clockid_t clock,
+                  const struct timespec* abstime, TryLock try_lock) {
+  const int me = tl.id;
+  const int64_t deadline = logical_deadline(clock, abstime);
   engine([&] { g_sched->on_point(point); });
-  int rc = try_lock();
-  if (rc != EBUSY) {
-    if (rc == 0) note_owner(lock, tl.id);
-    return rc;
+  for (;;) {
+    int rc = try_lock();
+    if (rc != EBUSY) {
+      if (rc == 0) note_owner(lock, me);
+      return rc;
+    }
+    if (deadline < 0) return EINVAL;  // checked only when it would block, as the C library does
+    note_waiting(me, lock, kind);
+    bool woken = true;
+    engine([&] { woken = g_sched->on_block_until(lock, point, deadline); });
+    note_waiting(me, nullptr, nullptr);
+    if (!woken) {
+      rc = try_lock();
+      if (rc == 0) note_owner(lock, me);
+      return rc == EBUSY ? ETIMEDOUT : rc;
+    }
   }
-  engine([&] { g_sched->on_yield(point); });
-  rc = try_lock();
-  if (rc == 0) note_owner(lock, tl.id);
-  return rc == EBUSY ? ETIMEDOUT : rc;
 }
 
 void released(const void* lock) {
@@ -91,26 +106,27 @@ int relock(pthread_mutex_t* m) {
   return acquire(m, "pthread_mutex_lock", "mutex", [&] { return real().mutex_trylock(m); });
 }
 
-// timed: a deadline on `clock`; on a timeout the logical clock moves to it.
+// timed: a deadline on `clock`; the wait ends at a signal or broadcast, or
+// when the deadline passes in logical time (ETIMEDOUT).
 int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, bool timed, clockid_t clock = CLOCK_REALTIME,
               const struct timespec* deadline = nullptr) {
+  const int64_t until = timed ? logical_deadline(clock, deadline) : INT64_MAX;
+  if (until < 0) return EINVAL;
   const uint64_t before = with_objects([&](Objects& o) { return o.signals[c]; });
   int rc = real().mutex_unlock(m);
   if (rc != 0) return rc;
   released(m);
-  if (timed) {
-    engine([&] { g_sched->on_yield("pthread_cond_timedwait"); });
-  } else {
-    note_waiting(tl.id, c, "condition variable");
+  note_waiting(tl.id, c, "condition variable");
+  bool woken = true;
+  if (timed)
+    engine([&] { woken = g_sched->on_block_until(c, "pthread_cond_timedwait", until); });
+  else
     engine([&] { g_sched->on_block(c, "pthread_cond_wait"); });
-    note_waiting(tl.id, nullptr, nullptr);
-  }
+  note_waiting(tl.id, nullptr, nullptr);
   relock(m);
-  if (!timed) return 0;
+  if (!timed || woken) return 0;
   const uint64_t after = with_objects([&](Objects& o) { return o.signals[c]; });
-  if (after != before) return 0;
-  waited_until(clock, deadline);
-  return ETIMEDOUT;
+  return after != before ? 0 : ETIMEDOUT;
 }
 
 int cond_wake(pthread_cond_t* c, const char* point, int (*real_wake)(pthread_cond_t*)) {
@@ -156,11 +172,11 @@ RACELAB_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) {
 }
 RACELAB_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) {
   if (!controlled()) return real().mutex_timedlock(m, t);
-  return acquire_timed(m, "pthread_mutex_timedlock", [&] { return real().mutex_trylock(m); });
+  return acquire_timed(m, "pthread_mutex_timedlock", "mutex", CLOCK_REALTIME, t, [&] { return real().mutex_trylock(m); });
 }
 RACELAB_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock, const struct timespec* t) {
   if (!controlled()) return real().mutex_clocklock(m, clock, t);
-  return acquire_timed(m, "pthread_mutex_timedlock", [&] { return real().mutex_trylock(m); });
+  return acquire_timed(m, "pthread_mutex_clocklock", "mutex", clock, t, [&] { return real().mutex_trylock(m); });
 }
 RACELAB_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) {
   int rc = real().mutex_unlock(m);
@@ -215,19 +231,19 @@ RACELAB_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t* l) {
 }
 RACELAB_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* t) {
   if (!controlled()) return real().rw_timedrdlock(l, t);
-  return acquire_timed(l, "pthread_rwlock_timedrdlock", [&] { return real().rw_tryrdlock(l); });
+  return acquire_timed(l, "pthread_rwlock_timedrdlock", "rwlock", CLOCK_REALTIME, t, [&] { return real().rw_tryrdlock(l); });
 }
 RACELAB_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* t) {
   if (!controlled()) return real().rw_timedwrlock(l, t);
-  return acquire_timed(l, "pthread_rwlock_timedwrlock", [&] { return real().rw_trywrlock(l); });
+  return acquire_timed(l, "pthread_rwlock_timedwrlock", "rwlock", CLOCK_REALTIME, t, [&] { return real().rw_trywrlock(l); });
 }
 RACELAB_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t clock, const struct timespec* t) {
   if (!controlled()) return real().rw_clockrdlock(l, clock, t);
-  return acquire_timed(l, "pthread_rwlock_timedrdlock", [&] { return real().rw_tryrdlock(l); });
+  return acquire_timed(l, "pthread_rwlock_clockrdlock", "rwlock", clock, t, [&] { return real().rw_tryrdlock(l); });
 }
 RACELAB_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t clock, const struct timespec* t) {
   if (!controlled()) return real().rw_clockwrlock(l, clock, t);
-  return acquire_timed(l, "pthread_rwlock_timedwrlock", [&] { return real().rw_trywrlock(l); });
+  return acquire_timed(l, "pthread_rwlock_clockwrlock", "rwlock", clock, t, [&] { return real().rw_trywrlock(l); });
 }
 RACELAB_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
   int rc = real().rw_unlock(l);
@@ -333,9 +349,9 @@ RACELAB_EXPORT int sem_trywait(sem_t* s) {
   engine([&] { g_sched->on_point("sem_trywait"); });
   return real().sem_trywait(s);
 }
-RACELAB_EXPORT int sem_timedwait(sem_t* s, const struct timespec* t) {
-  if (!controlled()) return real().sem_timedwait(s, t);
-  int rc = acquire_timed(s, "sem_timedwait", [&] { return sem_result(real().sem_trywait(s)); });
+namespace {
+int sem_wait_until(sem_t* s, clockid_t clock, const struct timespec* t) {
+  int rc = acquire_timed(s, "sem_timedwait", "semaphore", clock, t, [&] { return sem_result(real().sem_trywait(s)); });
   note_owner(s, -1);
   if (rc != 0) {
     errno = rc;
@@ -343,9 +359,14 @@ RACELAB_EXPORT int sem_timedwait(sem_t* s, const struct timespec* t) {
   }
   return 0;
 }
+}  // namespace
+RACELAB_EXPORT int sem_timedwait(sem_t* s, const struct timespec* t) {
+  if (!controlled()) return real().sem_timedwait(s, t);
+  return sem_wait_until(s, CLOCK_REALTIME, t);
+}
 RACELAB_EXPORT int sem_clockwait(sem_t* s, clockid_t clock, const struct timespec* t) {
   if (!controlled()) return real().sem_clockwait(s, clock, t);
-  return sem_timedwait(s, t);
+  return sem_wait_until(s, clock, t);
 }
 RACELAB_EXPORT int sem_post(sem_t* s) {
   int rc = real().sem_post(s);

@@ -28,6 +28,9 @@ void load() {
   find(&r.libc_start_main, "__libc_start_main");
   find(&r.create, "pthread_create");
   find(&r.join, "pthread_join");
+  find(&r.timedjoin, "pthread_timedjoin_np");
+  find(&r.clockjoin, "pthread_clockjoin_np");
+  find(&r.tryjoin, "pthread_tryjoin_np");
   find(&r.detach, "pthread_detach");
   find(&r.exit, "pthread_exit");
   find(&r.mutex_lock, "pthread_mutex_lock");

@@ -15,6 +15,9 @@ struct Real {
   int (*libc_start_main)(int (*)(int, char**, char**), int, char**, void (*)(), void (*)(), void (*)(), void*);
   int (*create)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
   int (*join)(pthread_t, void**);
+  int (*timedjoin)(pthread_t, void**, const struct timespec*);
+  int (*clockjoin)(pthread_t, void**, clockid_t, const struct timespec*);
+  int (*tryjoin)(pthread_t, void**);
   int (*detach)(pthread_t);
   void (*exit)(void*);  // never returns
   int (*mutex_lock)(pthread_mutex_t*);

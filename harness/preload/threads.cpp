@@ -127,6 +127,39 @@ __attribute__((visibility("default"))) int pthread_join(pthread_t thread, void**
   return real().join(thread, ret);
 }
 
+namespace {
+// pthread_timedjoin_np / clockjoin_np / tryjoin_np: the join ends when the
+// thread ends, or ETIMEDOUT when `deadline` passes in logical time (EBUSY for
+// the try, which is a point and no wait).
+int join_until(pthread_t thread, void** ret, clockid_t clock, const struct timespec* abstime, bool try_only) {
+  const int id = id_of(thread);
+  const int64_t deadline = try_only ? 0 : logical_deadline(clock, abstime);
+  if (deadline < 0) return EINVAL;
+  bool ended = true;
+  engine([&] { ended = g_sched->on_join_until(id, try_only ? "pthread_tryjoin_np" : "pthread_timedjoin_np", deadline); });
+  if (!ended) return try_only ? EBUSY : ETIMEDOUT;
+  KnownWait known(tl.id);
+  return real().join(thread, ret);
+}
+}  // namespace
+
+__attribute__((visibility("default"))) int pthread_timedjoin_np(pthread_t thread, void** ret,
+                                                                const struct timespec* abstime) {
+  if (controlled() && id_of(thread) >= 0) return join_until(thread, ret, CLOCK_REALTIME, abstime, false);
+  return real().timedjoin(thread, ret, abstime);
+}
+
+__attribute__((visibility("default"))) int pthread_clockjoin_np(pthread_t thread, void** ret, clockid_t clock,
+                                                                const struct timespec* abstime) {
+  if (controlled() && id_of(thread) >= 0) return join_until(thread, ret, clock, abstime, false);
+  return real().clockjoin(thread, ret, clock, abstime);
+}
+
+__attribute__((visibility("default"))) int pthread_tryjoin_np(pthread_t thread, void** ret) {
+  if (controlled() && id_of(thread) >= 0) return join_until(thread, ret, CLOCK_REALTIME, nullptr, true);
+  return real().tryjoin(thread, ret);
+}
+
 __attribute__((visibility("default"))) int pthread_detach(pthread_t thread) { return real().detach(thread); }
 
 __attribute__((visibility("default"))) void pthread_exit(void* ret) {

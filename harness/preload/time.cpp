@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
@@ -106,12 +107,22 @@ void set_logical_clock(bool on, int64_t base_ns) {
   g_clock.reads.store(0);
 }
 
-void waited_until(clockid_t clock, const timespec* deadline) {
+int64_t logical_deadline(clockid_t clock, const timespec* deadline) {
+  if (deadline == nullptr) return INT64_MAX;
+  if (deadline->tv_nsec < 0 || deadline->tv_nsec >= kNsPerSecond || deadline->tv_sec < 0) return -1;
+  if (deadline->tv_sec >= INT64_MAX / kNsPerSecond - 1) return INT64_MAX;
   int64_t start = 0;
-  if (deadline == nullptr || !logical() || !start_of(clock, &start) || g_sched == nullptr) return;
-  const int64_t target = to_ns(*deadline) - start - g_clock.reads.load() * kReadNs;
+  if (logical() && start_of(clock, &start)) {
+    const int64_t reads = g_clock.reads.load() * kReadNs;
+    return std::max<int64_t>(to_ns(*deadline) - start - reads, 0);
+  }
+  // Real clocks (--real-time, or a clock kept real): the time left on it, from logical now.
+  timespec now{};
+  real().clock_gettime(clock, &now);
+  const int64_t left = to_ns(*deadline) - to_ns(now);
   Inside in;
-  g_sched->advance_time_to(target);
+  const int64_t logical_now = g_sched != nullptr ? g_sched->now_ns() : 0;
+  return left <= 0 ? logical_now : logical_now + left;
 }
 
 namespace {

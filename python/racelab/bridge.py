@@ -11,8 +11,8 @@ import json
 import os
 import threading
 
-OK, ABORTED, ERROR, FREE = 0, 1, -1, 2
-ABI_VERSION = 1
+OK, ABORTED, ERROR, FREE, TIMEDOUT = 0, 1, -1, 2, 3
+ABI_VERSION = 2
 
 
 class TrialAborted(BaseException):
@@ -46,6 +46,7 @@ def load(candidates):
 
 def _declare(lib):
     c_int, c_char_p, c_void_p, uintptr = ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t
+    c_int64 = ctypes.c_int64
     sigs = {
         "racelab_host_abi_version": ([], c_int),
         "racelab_host_last_error": ([], c_char_p),
@@ -67,6 +68,10 @@ def _declare(lib):
         "racelab_host_release": ([uintptr], None),
         "racelab_host_acquire": ([uintptr, c_char_p], None),
         "racelab_host_forget_after_fork": ([], None),
+        "racelab_host_now_ns": ([], c_int64),
+        "racelab_host_sleep": ([c_char_p, c_int64], c_int),
+        "racelab_host_block_for": ([uintptr, c_char_p, c_int64], c_int),
+        "racelab_host_join_for": ([c_int, c_char_p, c_int64], c_int),
     }
     for name, (args, res) in sigs.items():
         fn = getattr(lib, name)
@@ -159,6 +164,70 @@ def step_aside(name):
         return False
     _check(rc, name)
     return True
+
+
+_MAX_NS = (1 << 63) - 1
+
+
+def _ns(seconds):
+    """A timeout in seconds as the ABI's ns: negative is 0, huge is 'forever'."""
+    if seconds <= 0:
+        return 0
+    return _MAX_NS if seconds >= _MAX_NS / 1e9 else int(seconds * 1e9)
+
+
+def now_ns():
+    """The trial's logical time in ns (racelab/host.h), or -1 when the caller
+    is not scheduled and must read the real clock."""
+    return _lib.racelab_host_now_ns() if _lib is not None else -1
+
+
+def sleep(name, seconds):
+    """time.sleep under a scheduler: `seconds` of logical time pass while the
+    others run. False when the caller is not scheduled and must sleep for real."""
+    rc = _lib.racelab_host_sleep(name.encode() if isinstance(name, str) else name, _ns(seconds))
+    if rc == FREE:
+        if _unwinding and managed():
+            raise TrialAborted()
+        return False
+    _check(rc, name)
+    return True
+
+
+def _timed(rc, what):
+    if rc == FREE:
+        return None
+    if rc == TIMEDOUT:
+        return False
+    _check(rc, what)
+    if _unwinding:
+        raise TrialAborted()
+    return True
+
+
+def block_for(resource, what, seconds):
+    """A wait with a timeout, in the scheduler: True when `resource` was
+    released, False when the timeout expired in logical time, None when the
+    caller is not scheduled and must wait for real."""
+    what = what.encode() if isinstance(what, str) else what
+    me = _get_ident()
+    waiting[me] = what
+    try:
+        return _timed(_lib.racelab_host_block_for(resource, what, _ns(seconds)), what)
+    finally:
+        waiting.pop(me, None)
+
+
+def join_for(thread_id, what, seconds):
+    """A join with a timeout: True when the managed thread ended, False when
+    the timeout expired in logical time, None when not scheduled."""
+    what = what.encode() if isinstance(what, str) else what
+    me = _get_ident()
+    waiting[me] = what
+    try:
+        return _timed(_lib.racelab_host_join_for(thread_id, what, _ns(seconds)), what)
+    finally:
+        waiting.pop(me, None)
 
 
 # Set when a trial's body ended and its threads left over (Python daemon

@@ -256,9 +256,16 @@ class ScriptTrial:
         saved_hook, threading.excepthook = threading.excepthook, lambda a: None
         saved_exit = os._exit
 
+        main_ident = threading.get_ident()
+
         def leave(status):
-            # os._exit from the script would end the worker: end the calling
-            # thread instead (the warm-up's outcome is not judged).
+            # os._exit from the script would end the worker. Natively it ends
+            # every thread at once: end the calling thread, and the run's main
+            # code too (the warm-up's outcome is not judged), so a main thread
+            # waiting for the thread that called it does not wait forever.
+            if threading.get_ident() != main_ident:
+                import ctypes
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main_ident), ctypes.py_object(SystemExit))
             raise SystemExit(status)
 
         os._exit = leave

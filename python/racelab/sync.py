@@ -12,20 +12,30 @@ in threading's module globals when they are made, so they are controlled too.
 
 Only locks made after install() are controlled: install before importing torch.
 Under control a notify wakes every waiter (waits must re-check, as Python
-allows), and a timed wait steps aside (another runnable thread runs first) and
-times out unless it was signalled meanwhile: the scheduler knows no wall time.
-In a free-running trial (os, os+jitter) and outside trials, waits are real.
+allows). In a free-running trial (os, os+jitter) and outside trials, waits are real.
 
-What threads that poll or wait call is a point too, so a polling thread lets
-the others run and a waiting one is never blocked where the scheduler cannot
-see: Event.is_set and time.sleep step aside; queue.SimpleQueue (C, blocking in
-the OS) is replaced by queue's own Python version, built on a Semaphore, so
-it and concurrent.futures' pools wait through the Condition below; a timed
-Thread.join steps aside and returns with the thread still running unless it
-ended. queue.Queue, Barrier and concurrent.futures' Future are Condition-based
-already.
+Time under a scheduler is logical (racelab/host.h): it passes with the steps
+and jumps when only waiting threads are left. Waits with a timeout keep
+Python's contract on it -- Thread.join, Lock/RLock/Semaphore.acquire,
+Condition.wait/wait_for, Event.wait, Barrier.wait, queue's get/put,
+concurrent.futures' waits, threading.Timer, time.sleep: each returns as soon as
+what it waits for happens (the thread ended, a notify, a release), and times
+out only when its deadline passes in logical time, or when nothing else could
+run and its deadline was the first. A timeout that fired is named in the
+detail of a failing trial. The clocks a program reads (time.monotonic, time,
+perf_counter and their _ns forms, and the copies threading and queue keep)
+read that logical time in a scheduled thread, so a deadline a program computes
+itself agrees with the waits; each read moves it on 1 us, as in exec.
+
+What threads that poll call is a point too, so a polling thread lets the
+others run: Event.is_set steps aside; queue.SimpleQueue (C, blocking in the
+OS) is replaced by queue's own Python version, built on a Semaphore, so it and
+concurrent.futures' pools wait through the Condition below. A Thread.join
+returns once the thread's managed part ended, after the OS thread has ended
+too, so is_alive() is false after it, as natively.
 """
 import _thread
+import os
 import queue
 import sys
 import threading
@@ -48,6 +58,86 @@ def _creation_site(depth=2):
         return "lock@?"
 
 
+# --- logical clocks -------------------------------------------------------
+
+_real_monotonic, _real_monotonic_ns = time.monotonic, time.monotonic_ns
+_real_time, _real_time_ns = time.time, time.time_ns
+_real_perf_counter, _real_perf_counter_ns = time.perf_counter, time.perf_counter_ns
+_READ_NS = 1000  # a clock read moves logical time on 1 us, as in exec: a loop that only reads the clock ends
+# Per clock: its real reading (ns) when the trial began, and the highest value
+# handed out, so that a clock never runs backwards from one trial to the next.
+_base = {"monotonic": 0, "time": 0, "perf": 0}
+_high = {"monotonic": 0, "time": 0, "perf": 0}
+_reads = [0]
+
+
+def begin_trial():
+    """Called by the worker before each trial: the logical clocks start from now."""
+    for key, real in (("monotonic", _real_monotonic_ns), ("time", _real_time_ns), ("perf", _real_perf_counter_ns)):
+        _base[key] = max(real(), _high[key])
+    _reads[0] = 0
+
+
+def _logical_ns():
+    """Logical ns since the trial began for a scheduled thread; None elsewhere."""
+    if not bridge.trial_scheduled:
+        return None
+    ns = bridge.now_ns()
+    if ns < 0:
+        return None
+    _reads[0] += 1
+    return ns + _reads[0] * _READ_NS
+
+
+def _clock_pair(key, real, real_ns):
+    def clock_ns():
+        ns = _logical_ns()
+        if ns is None:
+            return real_ns()
+        v = _base[key] + ns
+        _high[key] = max(_high[key], v)
+        return v
+
+    def clock():
+        ns = _logical_ns()
+        if ns is None:
+            return real()
+        v = _base[key] + ns
+        _high[key] = max(_high[key], v)
+        return v / 1e9
+
+    clock.__name__, clock_ns.__name__ = real.__name__, real_ns.__name__
+    return clock, clock_ns
+
+
+monotonic, monotonic_ns = _clock_pair("monotonic", _real_monotonic, _real_monotonic_ns)
+wall_time, wall_time_ns = _clock_pair("time", _real_time, _real_time_ns)
+perf_counter, perf_counter_ns = _clock_pair("perf", _real_perf_counter, _real_perf_counter_ns)
+
+
+# The modules whose frames are the waits' plumbing, not the program's code.
+_PLUMBING = {"threading", "queue", "concurrent", "asyncio", "racelab", "multiprocessing"}
+
+
+def _describe(kind, timeout):
+    """The timed wait as the program wrote it, e.g. 'Event.wait(timeout=5) at
+    train.py:42': the outermost public call of the plumbing (threading,
+    queue, concurrent.futures) and the program's line that made it."""
+    api = kind
+    try:
+        f = sys._getframe(2)
+    except ValueError:
+        f = None
+    while f is not None:
+        if f.f_globals.get("__name__", "").split(".")[0] not in _PLUMBING:
+            return f"{api}(timeout={timeout:.3g}) at {os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
+        name = getattr(f.f_code, "co_qualname", f.f_code.co_name)
+        if "<" not in name and not name.rsplit(".", 1)[-1].startswith("_"):
+            api = name
+        f = f.f_back
+    return f"{api}(timeout={timeout:.3g})"
+
+
 class Lock:
     __slots__ = ("_lock", "_owner", "name", "_bname", "__weakref__")
 
@@ -64,23 +154,42 @@ class Lock:
         if not bridge.managed():
             got = self._lock.acquire(blocking, timeout)
         else:
+            if not blocking and timeout != -1:
+                raise ValueError("can't specify a timeout for a non-blocking call")
+            if timeout is not None and timeout < 0 and timeout != -1:
+                raise ValueError("timeout value must be a non-negative number")
             bridge.point(self._bname)
             got = self._lock.acquire(False)
-            while not got and blocking:
+            if not got and blocking:
                 if timeout is not None and timeout >= 0:
-                    # The scheduler knows no wall time: step aside once, then a timeout.
-                    if bridge.step_aside(self._bname):
+                    got = self._acquire_timed(timeout)
+                else:
+                    while not got:
+                        bridge.block(id(self), self._bname)
                         got = self._lock.acquire(False)
-                    else:
-                        got = self._lock.acquire(True, timeout)
-                    break
-                bridge.block(id(self), self._bname)
-                got = self._lock.acquire(False)
             if got:
                 bridge.acquire(id(self), self._bname)
         if got:
             self._owner = _get_ident()
         return got
+
+    def _acquire_timed(self, timeout):
+        """Blocks in the scheduler until a release, or until `timeout` seconds
+        of logical time have passed; one last try then."""
+        what = _describe("Lock.acquire", timeout) + f" of {self.name}"
+        start = bridge.now_ns()
+        left = timeout
+        while True:
+            woken = bridge.block_for(id(self), what, left)
+            if woken is None:  # not scheduled after all: a real timed wait
+                return self._lock.acquire(True, left)
+            got = self._lock.acquire(False)
+            if got or not woken:
+                return got
+            # Released, and another thread took it first: wait for the rest.
+            left = timeout - (bridge.now_ns() - start) / 1e9
+            if left <= 0:
+                return self._lock.acquire(False)
 
     def release(self):
         self._owner = None
@@ -158,6 +267,10 @@ class RLock:
     def _is_owned(self):
         return self._owner == _get_ident()
 
+    def _recursion_count(self):
+        # CPython's RLock has it (3.12+), and multiprocessing asks it.
+        return self._count if self._owner == _get_ident() else 0
+
     def _release_save(self):
         state = (self._count, self._owner)
         self._count, self._owner = 0, None
@@ -226,7 +339,8 @@ class Condition:
                 # this block, so a notify cannot slip in unseen.
                 bridge.block(id(self), b"condition.wait")
             else:
-                bridge.step_aside(b"condition.wait_timeout")
+                # A notify, or the timeout in logical time.
+                bridge.block_for(id(self), _describe("Condition.wait", timeout), timeout)
         finally:
             try:
                 self._acquire_restore(state)
@@ -241,12 +355,21 @@ class Condition:
         return self._notified != seen
 
     def wait_for(self, predicate, timeout=None):
+        # threading.Condition.wait_for's own loop, on the clock that the
+        # waits keep (logical under a scheduler).
+        endtime = None
+        waittime = timeout
         result = predicate()
         while not result:
-            notified = self.wait(timeout)
+            if waittime is not None:
+                if endtime is None:
+                    endtime = monotonic() + waittime
+                else:
+                    waittime = endtime - monotonic()
+                    if waittime <= 0:
+                        break
+            self.wait(waittime)
             result = predicate()
-            if timeout is not None and not notified:
-                break
         return result
 
     def notify(self, n=1):
@@ -304,15 +427,20 @@ def _managed_start(original):
 
 def _managed_join(original):
     # A managed parent waits in the scheduler first, so the OS join never
-    # blocks a thread the scheduler believes is running. A timed join steps
-    # aside once and, unless the thread's managed part ended, times out.
+    # blocks a thread the scheduler believes is running. A timed join returns
+    # as soon as the thread's managed part ended, or when its timeout expired
+    # in logical time; once the managed part ended, the OS join that follows
+    # waits for the little left (threading's own clean-up), so is_alive() and
+    # threading.enumerate() agree with the join, as natively.
     def join(self, timeout=None):
         rid = getattr(self, "_racelab_id", -1)
         if rid >= 0 and bridge.scheduled():
             if timeout is not None:
-                bridge.step_aside(b"thread.join_timeout")
-                if not self._racelab_done:
+                ended = bridge.join_for(rid, _describe("Thread.join", timeout) + f" of {self.name}", timeout)
+                if ended is False:
                     return
+                if ended is None:  # not scheduled after all: the real timed join
+                    return original(self, timeout)
             else:
                 bridge.join(rid)
             timeout = None
@@ -321,17 +449,42 @@ def _managed_join(original):
     return join
 
 
+def _controlled_select(original):
+    # An event loop's wait (asyncio's selector): in the OS, a managed thread
+    # there would hold the turn while the thread it waits for (an
+    # asyncio.to_thread or run_in_executor worker) never gets it. Under a
+    # scheduler it polls instead, sleeping 1 ms of logical time between polls,
+    # until an event or its timeout in logical time.
+    def select(self, timeout=None):
+        if not bridge.scheduled():
+            return original(self, timeout)
+        deadline = None if timeout is None else monotonic() + max(timeout, 0)
+        while True:
+            ready = original(self, 0)
+            if ready:
+                return ready
+            left = None if deadline is None else deadline - monotonic()
+            if left is not None and left <= 0:
+                return ready
+            if not bridge.sleep(b"selector.select", 0.001 if left is None else min(0.001, left)):
+                return original(self, timeout)
+
+    return select
+
+
 _real_sleep = time.sleep
 _real_is_set = threading.Event.is_set
 
 
 def _sleep(seconds):
-    """time.sleep: under a scheduler, a step aside (no wall time passes)."""
+    """time.sleep: under a scheduler, `seconds` of logical time while the
+    others run (no wall time passes)."""
     if not bridge.scheduled():
         return _real_sleep(seconds)
     if seconds < 0:
         raise ValueError("sleep length must be non-negative")
-    bridge.step_aside(b"time.sleep")
+    if not bridge.sleep(b"time.sleep", seconds):
+        _real_sleep(seconds)
 
 
 def _is_set(self):
@@ -354,8 +507,19 @@ def install():
         threading.Thread.join = _managed_join(threading.Thread.join)
         threading.Event.is_set = _is_set
         time.sleep = _sleep
+        time.monotonic, time.monotonic_ns = monotonic, monotonic_ns
+        time.time, time.time_ns = wall_time, wall_time_ns
+        time.perf_counter, time.perf_counter_ns = perf_counter, perf_counter_ns
+        threading._time = monotonic  # Semaphore's and Barrier's deadlines
+        queue.time = monotonic       # Queue.get/put's deadlines
         queue.SimpleQueue = queue._PySimpleQueue
+        import selectors
+        for name in ("SelectSelector", "PollSelector", "EpollSelector", "DevpollSelector", "KqueueSelector"):
+            cls = getattr(selectors, name, None)
+            if cls is not None and "select" in cls.__dict__:
+                cls.select = _controlled_select(cls.__dict__["select"])
         _installed = True
     return ["threading.Lock", "threading.RLock", "threading.Condition", "threading.Thread.start/join",
             "threading.Event (on Condition; is_set steps aside)", "threading.Semaphore, Barrier (on Condition)",
-            "time.sleep (steps aside)", "queue.SimpleQueue (queue's Python version)"]
+            "time.sleep (logical time)", "time.monotonic/time/perf_counter (logical under a scheduler)",
+            "queue.SimpleQueue (queue's Python version)", "selectors' select (polls on logical time: asyncio)"]

@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import threading
-import time
+
 import traceback
 import warnings
 
@@ -27,6 +27,9 @@ from . import bridge, sync
 EXIT_BAD_INPUT = 3
 
 
+# The worker's own timings read the real clock: under a scheduler, time.perf_counter
+# is the trial's logical clock (racelab.sync).
+_clock = sync._real_perf_counter
 _warmed = set()
 _real_exit = os._exit
 _startup_ms = []  # the worker's start (import torch, find the points), reported with its first trial
@@ -91,7 +94,7 @@ def _run_one(line, monitor, workloads, torch_state, finish):
         trial = workloads.make_trial(name, knobs, mitigation, threads, seed, monitor)
     except workloads.BadScript as e:
         return _bad_input(str(e))
-    t0 = time.perf_counter()
+    t0 = _clock()
     took = {}  # where the trial's time went (ms), in its metrics: bench and the closing note read it
     warm_key = name + json.dumps(knobs, sort_keys=True)  # a script's knobs name the script
     if warm_key not in _warmed and not torch_state.problems():
@@ -105,16 +108,17 @@ def _run_one(line, monitor, workloads, torch_state, finish):
         except workloads.NotApplicable as e:
             _warmed.discard(warm_key)
             return _bad_input(f"workload {name}: {e}")
-        took["warm_up"] = (time.perf_counter() - t0) * 1e3
-    t1 = time.perf_counter()
+        took["warm_up"] = (_clock() - t0) * 1e3
+    t1 = _clock()
     stale = torch_state.problems()
     torch_state.reset()
-    took["reset"] = (time.perf_counter() - t1) * 1e3
+    took["reset"] = (_clock() - t1) * 1e3
     hits_before = dict(monitor.hits)
     strategy = spec.get("strategy")
     bridge.trial_scheduled = not (isinstance(strategy, dict) and strategy.get("kind") == "free")
     bridge.aborted_at.clear()
     bridge.unwind_leftover(False)
+    sync.begin_trial()  # the logical clocks start from now
     bridge.trial_begin(line)
     bridge.enter_main()
     obs = {"errors": []}
@@ -132,7 +136,7 @@ def _run_one(line, monitor, workloads, torch_state, finish):
 
     if isinstance(trial, workloads.ScriptTrial):
         os._exit = script_exit
-    t2 = time.perf_counter()
+    t2 = _clock()
     compiled_before = torch_state.compile_seconds()
     try:
         if stale:
@@ -149,13 +153,13 @@ def _run_one(line, monitor, workloads, torch_state, finish):
         bridge.exit_main()
     except bridge.TrialAborted:
         pass
-    took["body"] = (time.perf_counter() - t2) * 1e3
+    took["body"] = (_clock() - t2) * 1e3
     compiled_after = torch_state.compile_seconds()
     if compiled_before is not None and compiled_after is not None:
         # Part of the body: the frames dynamo compiled in this trial (the
         # list only grows; a shorter one was reset, and all of it is new).
         took["compile"] = (compiled_after - (compiled_before if compiled_after >= compiled_before else 0)) * 1e3
-    t3 = time.perf_counter()
+    t3 = _clock()
     # Still running (not yet abandoned) threads show where they are now; the
     # rest were noted as the engine abandoned them (bridge.aborted_at).
     running = _thread_stacks()
@@ -169,7 +173,7 @@ def _run_one(line, monitor, workloads, torch_state, finish):
         result["process_tainted"] = True  # a daemon thread would not unwind
     hits = {k: v - hits_before.get(k, 0) for k, v in monitor.hits.items() if v != hits_before.get(k, 0)}
     result.setdefault("metrics", {})["point_hits"] = hits
-    took["end"] = (time.perf_counter() - t3) * 1e3
+    took["end"] = (_clock() - t3) * 1e3
     result["metrics"]["worker_ms"] = {k: round(v, 2) for k, v in took.items()}
     if _startup_ms:
         result["metrics"]["worker_ms"]["startup"] = round(_startup_ms.pop(), 2)
@@ -179,8 +183,15 @@ def _run_one(line, monitor, workloads, torch_state, finish):
 
 
 def main(lib_candidates):
-    started = time.perf_counter()
-    bridge.load(lib_candidates)
+    started = _clock()
+    try:
+        bridge.load(lib_candidates)
+    except (bridge.BridgeError, OSError) as e:
+        # A host library that is not there, or one this Python cannot load
+        # (another architecture, a C library too old): the worker cannot start.
+        print(f"racelab.worker: this Python ({sys.executable}) cannot load racelab's host library: {e}",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
     if not bridge.worker_open():
         print("racelab.worker: started only by racelab's supervisor (racelab run --python CMD ...)", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -199,7 +210,7 @@ def main(lib_candidates):
     import racelab
     racelab._hit = monitor._hit  # racelab.point() from a script
     report = monitor.report()
-    _startup_ms.append((time.perf_counter() - started) * 1e3)
+    _startup_ms.append((_clock() - started) * 1e3)
     specs = os.fdopen(3, "r")
     for line in specs:
         trial_no = json.loads(line).get("trial", 0)

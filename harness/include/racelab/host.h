@@ -45,13 +45,16 @@
 extern "C" {
 #endif
 
-#define RACELAB_HOST_ABI_VERSION 1
+#define RACELAB_HOST_ABI_VERSION 2
 #define RACELAB_HOST_OK 0
 #define RACELAB_HOST_ABORTED 1
 #define RACELAB_HOST_ERROR (-1)
-/* racelab_host_yield only: the caller is not under a scheduler (no trial, an
- * unmanaged thread, or a free-running trial): it waits for real. */
+/* racelab_host_yield, _sleep, _block_for and _join_for: the caller is not
+ * under a scheduler (no trial, an unmanaged thread, or a free-running trial):
+ * it waits for real. */
 #define RACELAB_HOST_FREE 2
+/* racelab_host_block_for and _join_for: the wait's timeout expired. */
+#define RACELAB_HOST_TIMEDOUT 3
 
 /* RACELAB_HOST_ABI_VERSION of the library: a host checks it before anything. */
 int racelab_host_abi_version(void);
@@ -108,6 +111,28 @@ int racelab_host_end_leftover(const char* why);
 int racelab_host_block(uintptr_t resource, const char* what);
 void racelab_host_release(uintptr_t resource);
 void racelab_host_acquire(uintptr_t resource, const char* what);
+
+/* Time under a scheduler is logical (engine/scheduler.h): it passes with
+ * the steps, and jumps when nothing but waiting threads are left. Waits with
+ * a timeout keep their contract on it: they return as soon as what they wait
+ * for happens, and time out only when their deadline passes in logical time
+ * -- through the others' steps, or because nothing else could run and theirs
+ * was the first deadline. A timeout that fired is kept with the trial, and a
+ * failure that needed one says so in its detail.
+ *
+ * now_ns: the trial's logical time in ns, or -1 when the caller is not
+ * scheduled (use the real clock).
+ * sleep: the caller sleeps ns of logical time while the others run. OK, or
+ * FREE (sleep for real).
+ * block_for: as block, with a timeout of timeout_ns: OK when released,
+ * TIMEDOUT when the timeout expired, ABORTED, or FREE (wait for real).
+ * join_for: as join, with a timeout: OK when the thread ended, TIMEDOUT, ABORTED
+ * or FREE. `what` names the wait in the trace and in the failure's detail
+ * ("join(timeout=60) of worker-1 in MainThread"). */
+int64_t racelab_host_now_ns(void);
+int racelab_host_sleep(const char* name, int64_t ns);
+int racelab_host_block_for(uintptr_t resource, const char* what, int64_t timeout_ns);
+int racelab_host_join_for(int id, const char* what, int64_t timeout_ns);
 
 /* In a child made by fork() during a trial: forget the controller, so the
  * child runs freely (its threads are not the scheduler's). */
