@@ -57,7 +57,7 @@ pid_t start_shard(const std::vector<std::string>& args, const std::string& log) 
 
 }  // namespace
 
-std::vector<std::string> run_local_shards(const LocalShards& f) {
+std::vector<std::string> run_local_shards(const LocalShards& f, std::vector<int>* exit_codes) {
   const std::string& cmd = f.command;
   const int n = f.count;
   std::vector<pid_t> kids;
@@ -92,6 +92,7 @@ std::vector<std::string> run_local_shards(const LocalShards& f) {
   int64_t cells = 0, trials = 0, failing = 0;
   const auto t0 = std::chrono::steady_clock::now();
   size_t running = kids.size();
+  if (exit_codes != nullptr) exit_codes->assign(kids.size(), 0);
   bool forwarded = false;
   while (running > 0) {
     // A Ctrl-C on a terminal reaches the whole process group; a `kill -INT`
@@ -101,10 +102,13 @@ std::vector<std::string> run_local_shards(const LocalShards& f) {
         if (pid > 0) ::kill(pid, SIGINT);
       forwarded = true;
     }
-    for (auto& pid : kids) {
+    for (size_t k = 0; k < kids.size(); ++k) {
+      pid_t& pid = kids[k];
       if (pid <= 0) continue;
       int status = 0;
       const pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid && exit_codes != nullptr)
+        (*exit_codes)[k] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       if (r == pid || (r < 0 && errno != EINTR)) pid = 0, --running;
     }
     if (tty) {

@@ -38,7 +38,8 @@ bool stop_with_parent();
 // reaches the children too (same process group), and an interrupt of this
 // process alone is passed on; each shard leaves a valid, perhaps partial,
 // results file. Throws std::runtime_error when a shard cannot be started.
-std::vector<std::string> run_local_shards(const LocalShards& shards);
+// `exit_codes`, when given, gets each shard's exit code (128 + N for a signal).
+std::vector<std::string> run_local_shards(const LocalShards& shards, std::vector<int>* exit_codes = nullptr);
 
 }  // namespace racelab::campaign
 

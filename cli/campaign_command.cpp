@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -28,6 +31,8 @@
 #include "racelab/exit_code.h"
 #include "reports/beside_model.h"
 #include "reports/live_report.h"
+
+namespace fs = std::filesystem;
 
 namespace racelab::cli {
 
@@ -256,7 +261,20 @@ int run_catalogue(bool ci, int argc, char** argv) {
     shards.count = jobs;
     shards.total_cells = plan_cells(scenarios, {}).size();
     shards.progress = !f.no_progress && ::isatty(2);
-    const auto results = run_local_shards(shards);
+    std::vector<int> shard_exits;
+    const auto results = run_local_shards(shards, &shard_exits);
+    // A shard that stopped on bad input (a worker that cannot start, say) stops
+    // the campaign the same way, in the shard's own words (its log's last line).
+    for (size_t k = 0; k < shard_exits.size(); ++k) {
+      if (shard_exits[k] != kExitBadInput) continue;
+      std::ifstream log(fs::path(f.out) / "shards" / std::to_string(k + 1) / "log.txt");
+      std::string line, last;
+      while (std::getline(log, line))
+        if (!line.empty()) last = line;
+      std::fprintf(stderr, "%s\n", last.empty() ? fmt::format("racelab {}: shard {} stopped on bad input", cmd, k + 1).c_str()
+                                                 : last.c_str());
+      return kExitBadInput;
+    }
     std::vector<std::string> errors;
     // Read once: the report is built again from the same records after the
     // timelines are minimised (it then finds the minimised schedules).
