@@ -1,5 +1,6 @@
 #include "engine/cell.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -133,14 +134,20 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     // (engine/exec_host.h), a real CUDA workload on a machine with no device
     // (cuda/graph_capture.h) -- is bad input or environment, before anything is written.
     if (r.metrics.is_object() && r.metrics.value("bad_input", false)) throw ExecError(r.detail);
+    auto note_unseen = [&](const std::string& call, int64_t n) {
+      if (unseen.count(call) == 0 && spec.warn)
+        spec.warn(fmt::format("the program synchronised outside racelab's control ({}, trial {}): the orders it "
+                              "makes are not explored, and no search over it is complete",
+                              call, trial));
+      unseen[call] += n;
+    };
     if (r.metrics.is_object() && r.metrics.contains("unseen_sync") && r.metrics["unseen_sync"].is_object())
-      for (const auto& [call, n] : r.metrics["unseen_sync"].items()) {
-        if (unseen.count(call) == 0 && spec.warn)
-          spec.warn(fmt::format("the program synchronised outside racelab's control ({}, trial {}): the orders it "
-                                "makes are not explored, and no search over it is complete",
-                                call, trial));
-        unseen[call] += n.is_number_integer() ? n.get<int64_t>() : 1;
-      }
+      for (const auto& [call, n] : r.metrics["unseen_sync"].items())
+        note_unseen(call, n.is_number_integer() ? n.get<int64_t>() : 1);
+    // A thread let go after a wait racelab could not see (a spin on an atomic, a futex of a pool's own):
+    // the order it came back in was the machine's, not the search's.
+    if (std::any_of(r.decisions.begin(), r.decisions.end(), [](const Decision& d) { return d.let_go; }))
+      note_unseen("a wait with no scheduling point: a thread was let go", 1);
     driver->observe(r);
 
     TrialRecord rec;
