@@ -8,9 +8,10 @@
 #   2. asynchronous cancellation is refused as bad input (exit 3), saying so;
 #   3. --real-time means the real time: alarm_wait's real alarm(1) fires while
 #      its sleeps take their real time;
-#   4. a program that waits with the futex system call (unseen_futex): dpor
-#      warns that it synchronised outside racelab's control, naming the call,
-#      and does not call its search complete;
+#   4. a program that waits with the futex system call (unseen_futex), or
+#      spins on an atomic until it is let go (spin_wait): dpor warns that it
+#      synchronised outside racelab's control, naming what, and does not call
+#      its search complete;
 #   5. a C11 program's calls are all seen: dpor:2 over the fixed lost update
 #      completes, with more than one class and no warning;
 #   6. a replay whose point name is 8 MB long (over the preload's report page)
@@ -53,6 +54,11 @@ run futex 0 exec -s dpor:2 -n 30 --timeout 20 -- "$bin/unseen_futex"
 says futex "outside racelab's control (syscall(SYS_futex)"
 never futex "dpor complete"
 says futex "incomplete"
+
+# ... and one whose thread spins on an atomic (let go: a wait racelab cannot see)
+run spin 0 exec -s dpor:2 -n 30 --timeout 20 -- "$bin/spin_wait"
+says spin "a thread was let go"
+never spin "dpor complete"
 
 # 5. C11 seen whole
 run c11_dpor 0 exec -s dpor:2 -n 2000 --timeout 20 --let-go-ms 2000 -- "$bin/c11_lost_update_fixed"
