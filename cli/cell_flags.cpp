@@ -57,8 +57,13 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
       ->check(CLI::Range(int64_t{1}, kMaxExecSteps))
       ->capture_default_str();
   app.add_flag("--real-time", program.real_time,
-               "--exec: the program reads the real clocks; by default time(), gettimeofday() and clock_gettime() "
-               "read a logical clock that advances with the schedule (recorded, so replays read the same times)");
+               "--exec: the program's time is the real one: it reads the real clocks, a sleep lasts its real time "
+               "(the other threads wait for it: one runs at a time) and alarm, setitimer and timer_create are the "
+               "real timers. By default time(), gettimeofday() and clock_gettime() read a logical clock that "
+               "advances with the schedule, and timers fire on it (recorded, so replays read the same times)");
+  app.add_option("--stdin", program.stdin_path,
+                 "--exec: a file every trial reads as its standard input, from its start (default: /dev/null, "
+                 "so a program that reads stdin sees end-of-file)");
   app.add_option("--env", program.env,
                  "--exec: NAME=VALUE in the program's environment (repeatable); LD_PRELOAD=LIB loads LIB beside "
                  "racelab's library, e.g. libracelab_op_points_preload.so with RACELAB_OP_POINTS=REGEX for "
@@ -168,9 +173,9 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
     const ExecProgram defaults;
     if (!f.program.fork_server || !f.program.fail_on_output.empty() || f.program.expect_exit != defaults.expect_exit ||
         f.program.let_go_ms != defaults.let_go_ms || f.program.max_steps != defaults.max_steps ||
-        f.program.real_time || !f.program.env.empty()) {
+        f.program.real_time || !f.program.env.empty() || !f.program.stdin_path.empty()) {
       std::fprintf(stderr, "racelab: --no-fork-server, --fail-on-output, --expect-exit, --let-go-ms, --max-steps, "
-                           "--real-time and --env go with --exec\n");
+                           "--real-time, --stdin and --env go with --exec\n");
       return kExitUsage;
     }
     if (f.positional.size() != 1) {
@@ -334,6 +339,8 @@ int run_cell_and_summarise(CellFlags& flags) {
     if (hits.size() > 6) line += fmt::format(", +{} more", hits.size() - 6);
     std::printf("  points hit       %s\n", hits.empty() ? "none (only lock, wait and thread steps)" : line.c_str());
   }
+  // A replay that could not follow its schedule is a divergence (README: exit 4), as under `racelab replay`.
+  if (flags.spec.strategy.rfind("replay:", 0) == 0 && sum.by_outcome.count("divergence") > 0) return kExitDivergence;
   return sum.failures > 0 ? kExitExpectationFailed : kExitOk;
 }
 

@@ -1,7 +1,9 @@
 #include "engine/cell.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -101,6 +103,8 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
 
   CellSummary sum;
   std::set<std::string> saved_classes;
+  // Synchronisation racelab did not see (harness/preload/unseen.h), over all trials.
+  std::map<std::string, int64_t> unseen;
   auto t0 = Clock::now();
   for (int64_t trial = 0; trial < spec.max_trials; ++trial) {
     if (spec.max_seconds > 0 && trial >= spec.min_trials &&
@@ -130,6 +134,20 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     // (engine/exec_host.h), a real CUDA workload on a machine with no device
     // (cuda/graph_capture.h) -- is bad input or environment, before anything is written.
     if (r.metrics.is_object() && r.metrics.value("bad_input", false)) throw ExecError(r.detail);
+    auto note_unseen = [&](const std::string& call, int64_t n) {
+      if (unseen.count(call) == 0 && spec.warn)
+        spec.warn(fmt::format("the program synchronised outside racelab's control ({}, trial {}): the orders it "
+                              "makes are not explored, and no search over it is complete",
+                              call, trial));
+      unseen[call] += n;
+    };
+    if (r.metrics.is_object() && r.metrics.contains("unseen_sync") && r.metrics["unseen_sync"].is_object())
+      for (const auto& [call, n] : r.metrics["unseen_sync"].items())
+        note_unseen(call, n.is_number_integer() ? n.get<int64_t>() : 1);
+    // A thread let go after a wait racelab could not see (a spin on an atomic, a futex of a pool's own):
+    // the order it came back in was the machine's, not the search's.
+    if (std::any_of(r.decisions.begin(), r.decisions.end(), [](const Decision& d) { return d.let_go; }))
+      note_unseen("a wait with no scheduling point: a thread was let go", 1);
     driver->observe(r);
 
     TrialRecord rec;
@@ -181,6 +199,18 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
   sum.pct_k = pct.k;
   sum.pct_n = pct.n;
   sum.note = driver->note();
+  if (!unseen.empty()) {
+    // A search over the steps racelab saw is no proof when the program also
+    // waited or woke where it did not see: never "complete" then.
+    std::string calls;
+    for (const auto& [call, n] : unseen) calls += fmt::format("{}{} x{}", calls.empty() ? "" : ", ", call, n);
+    sum.exhausted = false;
+    // The driver's own verdict ("dpor complete: N classes ...") covers only the steps racelab saw.
+    std::string searched = sum.note;
+    if (const size_t at = searched.find(" complete"); at != std::string::npos) searched.erase(at, 9);
+    sum.note = fmt::format("incomplete: the program synchronised outside racelab's control ({}){}", calls,
+                           searched.empty() ? "" : "; over the steps racelab saw, " + searched);
+  }
   sum.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return sum;
 }

@@ -27,6 +27,8 @@
 //   clock_base_ns   the logical clocks' start: REALTIME when the first trial
 //                   was made (filled in when 0), kept so replays read the
 //                   same times (harness/preload/time.cpp)
+//   stdin           a file every trial reads as its standard input, from its
+//                   start (an absolute path; "" = /dev/null)
 //   env             {NAME: VALUE} added to the program's environment;
 //                   LD_PRELOAD's libraries load after racelab's own (e.g. the
 //                   op-level points of libracelab_op_points_preload.so)
@@ -73,6 +75,7 @@ struct ExecProgram {
   bool real_time = false;        // the real clocks instead of the logical ones
   int64_t clock_base_ns = 0;     // 0: now
   std::vector<std::string> env;  // NAME=VALUE
+  std::string stdin_path;        // "": /dev/null
 };
 
 // The wall-clock backstop of an exec trial. Its watchdog judges by CPU time

@@ -178,6 +178,17 @@ std::vector<std::string> env_of(const json& knobs) {
   return out;
 }
 
+// A --stdin file's absolute path, after checking that it is a file that can be read.
+std::string stdin_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw ExecError(fmt::format("--stdin {}: {}", path, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) throw ExecError(fmt::format("--stdin {}: a folder, not a file", path));
+  if (::access(path.c_str(), R_OK) != 0) throw ExecError(fmt::format("--stdin {}: {}", path, std::strerror(errno)));
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) == nullptr) throw ExecError(fmt::format("--stdin {}: {}", path, std::strerror(errno)));
+  return buf;
+}
+
 void check_knobs(const json& knobs) {
   std::vector<std::string> argv = argv_of(knobs);
   env_of(knobs);
@@ -192,6 +203,15 @@ void check_knobs(const json& knobs) {
   int_knob(knobs, "clock_base_ns", 0, INT64_MAX);
   if (!knobs.at("real_time").is_boolean())
     throw KnobError("real_time", knobs.at("real_time").dump(), "true or false");
+  if (!knobs.at("stdin").is_string())
+    throw KnobError("stdin", knobs.at("stdin").dump(), "a readable file's path, or \"\" for /dev/null");
+  if (const std::string in = knobs.at("stdin").get<std::string>(); !in.empty()) {
+    try {
+      (void)stdin_file(in);
+    } catch (const ExecError& e) {
+      throw KnobError("stdin", knobs.at("stdin").dump(), fmt::format("a readable file ({})", e.what()));
+    }
+  }
   try {
     check_exec_program(knobs);
   } catch (const ExecError& e) {
@@ -211,6 +231,7 @@ const WorkloadRegistrar kExec{Workload{
          {"max_steps", ExecProgram{}.max_steps},
          {"real_time", false},
          {"clock_base_ns", 0},
+         {"stdin", ""},
          {"env", json::object()}},
     {"none"},
     false,
@@ -304,6 +325,7 @@ json exec_knobs(const ExecProgram& p) {
               {"let_go_ms", p.let_go_ms},
               {"max_steps", p.max_steps},
               {"real_time", p.real_time},
+              {"stdin", p.stdin_path.empty() ? "" : stdin_file(p.stdin_path)},
               {"clock_base_ns", p.clock_base_ns > 0 ? p.clock_base_ns : real_time_now_ns()}};
 }
 
@@ -321,6 +343,7 @@ json complete_exec_knobs(const json& knobs) {
   p.max_steps = knobs.value("max_steps", p.max_steps);
   p.real_time = knobs.value("real_time", p.real_time);
   p.clock_base_ns = knobs.value("clock_base_ns", p.clock_base_ns);
+  p.stdin_path = knobs.value("stdin", p.stdin_path);
   p.env = env_of(knobs);
   return exec_knobs(p);
 }

@@ -315,6 +315,9 @@ TrialResult ExecWorker::classify(const TrialSpec& spec, int status, bool killed,
   if (rep.is_discarded()) rep = json();
   if (rep.is_object()) {
     r.managed_threads = rep.value("threads", 0);
+    // Synchronisation the preload saw pass by without control (harness/preload/unseen.h).
+    if (rep.contains("unseen_sync") && rep["unseen_sync"].is_object() && !rep["unseen_sync"].empty())
+      r.metrics["unseen_sync"] = rep["unseen_sync"];
     for (const auto& e : rep.value("events", json::array()))
       r.events.push_back(Event{e.at("step").get<int64_t>(), e.at("thread").get<int>(), e.at("kind").get<std::string>(),
                                e.value("what", "")});
@@ -342,6 +345,13 @@ TrialResult ExecWorker::classify(const TrialSpec& spec, int status, bool killed,
     r.failing_step = rep.value("failing_step", r.steps);
     // A spec it cannot run, or a program beyond what racelab schedules: exit 3.
     if (r.detail.rfind("racelab preload: bad", 0) == 0) r.metrics["bad_input"] = true;
+  } else if (!rep.is_object() && !killed && !WIFSIGNALED(status) &&
+             spec.strategy.is_object() && spec.strategy.value("kind", "") == "replay") {
+    // A replay is judged by whether the run followed its schedule, which only
+    // the trial process's report says: without it the replay proves nothing.
+    r.outcome = Outcome::kDivergence;
+    r.detail = "the trial process ended without its report (it called _exit, or the report could not be written), "
+               "so whether the run followed the schedule cannot be checked";
   } else if (killed) {
     r.outcome = Outcome::kHang;
     r.detail = fmt::format("the trial process did not end within {:g} s of wall time and was killed (the wall-clock "

@@ -515,6 +515,18 @@ bool Scheduler::let_go(int thread, const std::string& why) {
   return true;
 }
 
+void Scheduler::interrupt(int thread) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (aborted_ || thread < 0 || static_cast<size_t>(thread) >= threads_.size()) return;
+  ManagedThread& t = threads_[thread];
+  if (t.state != State::kBlocked && t.state != State::kJoining && t.state != State::kSleeping) return;
+  t.state = State::kRunnable;
+  t.blocked_on = nullptr;
+  t.join_target = -1;
+  t.deadline_ns = -1;  // a timed wait interrupted returns as woken, as a spurious wake-up does
+  add_event(self(), "interrupt", fmt::format("thread {}", thread));
+}
+
 bool Scheduler::is_free(int thread) const {
   std::lock_guard<std::mutex> lk(mu_);
   return thread >= 0 && static_cast<size_t>(thread) < threads_.size() && threads_[thread].state == State::kFree;

@@ -167,6 +167,12 @@ class Scheduler : public Controller {
   // Moves logical time on to at least `ns` (a timed wait that timed out).
   void advance_time_to(int64_t ns);
   bool let_go(int thread, const std::string& why);
+  //  - interrupt(thread): `thread`, blocked, joining or asleep, is runnable
+  //    again, as after a spurious wake-up: its wait returns and the caller
+  //    of the wait decides what to do (the exec host's deferred cancellation:
+  //    a thread cancelled while it waits must reach its cancellation point).
+  //    No step of its own: it happens within the calling thread's step.
+  void interrupt(int thread);
   int current() const;
   // Whether `thread` was let go and has not called in since.
   bool is_free(int thread) const;

@@ -15,6 +15,7 @@
 
 #include "preload/symbols.h"
 #include "preload/thread_os.h"
+#include "preload/unseen.h"
 
 namespace racelab::preload {
 
@@ -125,28 +126,56 @@ std::string describe_waits() {
   return out;
 }
 
+namespace {
+
+// A detail (a divergence names the point it expected, which a schedule may
+// make as long as it likes) is cut to kReportDetailMax bytes, and says so: a
+// report over the page's size would be lost, and the trial then judged by
+// its exit status alone.
+constexpr size_t kReportDetailMax = 64 << 10;
+
+std::string bounded(const std::string& text) {
+  if (text.size() <= kReportDetailMax) return text;
+  return text.substr(0, kReportDetailMax) +
+         fmt::format(" ... [racelab: {} more bytes cut here]", text.size() - kReportDetailMax);
+}
+
+// The program's words may be any bytes: invalid UTF-8 is replaced, never a throw.
+std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+}  // namespace
+
 bool write_report(bool aborted, const std::string& outcome, const std::string& detail, int64_t failing_step) {
   static std::atomic<bool> written{false};
   if (written.exchange(true)) return false;
   if (g_report == nullptr) return true;
   Inside in;
-  nlohmann::json j = {{"aborted", aborted}, {"outcome", outcome}, {"detail", detail},
+  nlohmann::json j = {{"aborted", aborted}, {"outcome", outcome}, {"detail", bounded(detail)},
                       {"failing_step", failing_step}};
+  if (nlohmann::json unseen = unseen_calls(); !unseen.empty()) j["unseen_sync"] = std::move(unseen);
   if (g_sched != nullptr) {
     j["steps"] = g_sched->steps();
     j["preemptions"] = g_sched->preemptions();
     j["threads"] = g_sched->threads_seen();
     nlohmann::json es = nlohmann::json::array();
-    for (const Event& e : g_sched->copy_events()) es.push_back(event_to_json(e));
+    for (Event& e : g_sched->copy_events()) {
+      e.what = bounded(e.what);
+      es.push_back(event_to_json(e));
+    }
     j["events"] = std::move(es);
   }
-  std::string text = j.dump();
+  std::string text = dump(j);
   if (text.size() > kExecReportMax) {
     j["events"] = nlohmann::json::array();
     j["events_truncated"] = true;
-    text = j.dump();
+    text = dump(j);
   }
-  if (text.size() > kExecReportMax) text.resize(0);
+  // Still too long (thousands of unseen call names?): the verdict and a detail that says so.
+  if (text.size() > kExecReportMax) {
+    j = {{"aborted", aborted}, {"outcome", outcome}, {"detail", bounded(detail).substr(0, 4096) + " [racelab: report cut]"},
+         {"failing_step", failing_step}, {"events_truncated", true}};
+    text = dump(j);
+  }
   std::memcpy(g_report->json, text.data(), text.size());
   g_report->size.store(static_cast<uint32_t>(text.size()), std::memory_order_release);
   return true;

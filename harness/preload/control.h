@@ -12,6 +12,7 @@
 #include <atomic>
 #include <string>
 
+#include <pthread.h>
 #include <time.h>
 
 #include "engine/exec_protocol.h"
@@ -46,8 +47,17 @@ extern Scheduler* g_sched;          // the trial's scheduler; never freed
 extern std::atomic<bool> g_active;  // a controlled trial is running in this process
 extern ExecReport* g_report;        // where the trial's report goes
 
-inline bool controlled() {
-  return g_active.load(std::memory_order_relaxed) && tl.managed && tl.depth == 0;
+// preload/unseen.h: a call a thread racelab does not manage made (`caller`: its return address).
+void note_unmanaged(const char* call, const void* caller);
+
+// `call`: the interposed function asking, and `caller` where it was called
+// from (for the count of synchronisation racelab did not see: a thread it
+// does not manage made it).
+inline bool controlled(const char* call = __builtin_FUNCTION(), const void* caller = __builtin_return_address(0)) {
+  if (!g_active.load(std::memory_order_relaxed) || tl.depth != 0) return false;
+  if (__builtin_expect(tl.managed, 1)) return true;
+  note_unmanaged(call, caller);
+  return false;
 }
 
 // The scheduler's own lock and hand-offs order the program's threads, but
@@ -93,14 +103,21 @@ struct Inside {
 // deadlock, a divergence, the step limit) by throwing TrialAborted; C frames
 // cannot be unwound, so the trial process reports and ends right here.
 [[noreturn]] void end_aborted();
+extern std::atomic<bool> g_timers_armed;  // preload/signals.h
+void fire_due_timers();
 template <class F>
 void engine(F f) {
-  Inside in;
-  try {
-    f();
-  } catch (const TrialAborted&) {
-    end_aborted();
+  {
+    Inside in;
+    try {
+      f();
+    } catch (const TrialAborted&) {
+      end_aborted();
+    }
   }
+  // A logical timer whose time has come fires at this step, outside the shim
+  // (its handler is the program's own code).
+  if (__builtin_expect(g_timers_armed.load(std::memory_order_relaxed), 0)) fire_due_timers();
 }
 
 // Writes the trial's report once (engine/exec_protocol.h). A second caller
@@ -116,6 +133,9 @@ void note_waiting(int thread, const void* object, const char* kind);  // object 
 // lock-order cycle first when there is one.
 std::string describe_waits();
 
+// The managed id of a thread that a managed thread started (preload/threads.cpp), -1 for any other.
+int managed_id_of(pthread_t thread);
+
 // The trial's clocks (preload/time.cpp): logical from base_ns (REALTIME at
 // the trial's start), or the real ones when `on` is false.
 void set_logical_clock(bool on, int64_t base_ns);
@@ -125,6 +145,10 @@ void set_logical_clock(bool on, int64_t base_ns);
 // from the program's side (outside Inside). INT64_MAX: no deadline (null);
 // -1: an invalid timespec (the caller answers EINVAL, as the C library does).
 int64_t logical_deadline(clockid_t clock, const struct timespec* deadline);
+// The knob real_time: the program's time is the real one -- clocks, sleeps
+// (they last their real time) and timers (preload/signals.h).
+void set_real_time(bool on);
+bool real_time();
 
 }  // namespace racelab::preload
 

@@ -21,6 +21,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "preload/cancel.h"
 #include "preload/control.h"
 #include "preload/real.h"
 
@@ -187,17 +188,28 @@ RACELAB_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) {
 // --- condition variables ---
 RACELAB_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   if (!controlled()) return real().cond_wait(c, m);
-  return cond_wait(c, m, false);
+  // A cancellation point (preload/cancel.h): a cancel acts with the mutex held,
+  // on entry or once the wait ends and the mutex is taken again.
+  cancel_point();
+  const int rc = cond_wait(c, m, false);
+  cancel_point();
+  return rc;
 }
 RACELAB_EXPORT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* t) {
   if (!controlled()) return real().cond_timedwait(c, m, t);
   // glibc keeps the condition variable's clock (pthread_condattr_setclock) in bit 0 of __wrefs.
-  return cond_wait(c, m, true, (c->__data.__wrefs & 1) != 0 ? CLOCK_MONOTONIC : CLOCK_REALTIME, t);
+  cancel_point();  // a cancellation point, as pthread_cond_wait's
+  const int rc = cond_wait(c, m, true, (c->__data.__wrefs & 1) != 0 ? CLOCK_MONOTONIC : CLOCK_REALTIME, t);
+  cancel_point();
+  return rc;
 }
 RACELAB_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
                                           const struct timespec* t) {
   if (!controlled()) return real().cond_clockwait(c, m, clock, t);
-  return cond_wait(c, m, true, clock, t);
+  cancel_point();
+  const int rc = cond_wait(c, m, true, clock, t);
+  cancel_point();
+  return rc;
 }
 RACELAB_EXPORT int pthread_cond_signal(pthread_cond_t* c) {
   if (!controlled()) return real().cond_signal(c);
@@ -336,7 +348,16 @@ RACELAB_EXPORT int pthread_once(pthread_once_t* once, void (*init)()) {
 // --- semaphores ---
 RACELAB_EXPORT int sem_wait(sem_t* s) {
   if (!controlled()) return real().sem_wait(s);
-  int rc = acquire(s, "sem_wait", "semaphore", [&] { return sem_result(real().sem_trywait(s)); });
+  // A cancellation point (preload/cancel.h): checked on entry and each time the wait ends.
+  cancel_point();
+  int rc = acquire(s, "sem_wait", "semaphore", [&] {
+    const int got = sem_result(real().sem_trywait(s));
+    if (got == EBUSY) {
+      note_waiting(tl.id, nullptr, nullptr);
+      cancel_point();
+    }
+    return got;
+  });
   note_owner(s, -1);  // a semaphore has no owner
   if (rc != 0) {
     errno = rc;
@@ -351,7 +372,12 @@ RACELAB_EXPORT int sem_trywait(sem_t* s) {
 }
 namespace {
 int sem_wait_until(sem_t* s, clockid_t clock, const struct timespec* t) {
-  int rc = acquire_timed(s, "sem_timedwait", "semaphore", clock, t, [&] { return sem_result(real().sem_trywait(s)); });
+  cancel_point();  // a cancellation point, as sem_wait's: on entry and each time the wait ends
+  int rc = acquire_timed(s, "sem_timedwait", "semaphore", clock, t, [&] {
+    const int got = sem_result(real().sem_trywait(s));
+    if (got == EBUSY) cancel_point();
+    return got;
+  });
   note_owner(s, -1);
   if (rc != 0) {
     errno = rc;

@@ -72,6 +72,24 @@ void load() {
   find(&r.gettimeofday, "gettimeofday");
   find(&r.time, "time");
   find(&r.timespec_get, "timespec_get");
+  find(&r.cancel, "pthread_cancel");
+  find(&r.testcancel, "pthread_testcancel");
+  find(&r.setcancelstate, "pthread_setcancelstate");
+  find(&r.setcanceltype, "pthread_setcanceltype");
+  find(&r.alarm, "alarm");
+  find(&r.setitimer, "setitimer");
+  find(&r.getitimer, "getitimer");
+  find(&r.timer_create, "timer_create");
+  find(&r.timer_settime, "timer_settime");
+  find(&r.timer_gettime, "timer_gettime");
+  find(&r.timer_getoverrun, "timer_getoverrun");
+  find(&r.timer_delete, "timer_delete");
+  find(&r.pause, "pause");
+  find(&r.sigsuspend, "sigsuspend");
+  find(&r.sigwait, "sigwait");
+  find(&r.sigwaitinfo, "sigwaitinfo");
+  find(&r.sigtimedwait, "sigtimedwait");
+  find(&r.syscall, "syscall");
   g_loaded = true;
 }
 

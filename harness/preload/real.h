@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -59,6 +60,26 @@ struct Real {
   int (*gettimeofday)(struct timeval*, void*);
   time_t (*time)(time_t*);
   int (*timespec_get)(struct timespec*, int);
+  // Cancellation (preload/cancel.cpp).
+  int (*cancel)(pthread_t);
+  void (*testcancel)();
+  int (*setcancelstate)(int, int*);
+  int (*setcanceltype)(int, int*);
+  // Timers and signal waits (preload/signals.cpp).
+  unsigned (*alarm)(unsigned);
+  int (*setitimer)(int, const struct itimerval*, struct itimerval*);
+  int (*getitimer)(int, struct itimerval*);
+  int (*timer_create)(clockid_t, struct sigevent*, timer_t*);
+  int (*timer_settime)(timer_t, int, const struct itimerspec*, struct itimerspec*);
+  int (*timer_gettime)(timer_t, struct itimerspec*);
+  int (*timer_getoverrun)(timer_t);
+  int (*timer_delete)(timer_t);
+  int (*pause)();
+  int (*sigsuspend)(const sigset_t*);
+  int (*sigwait)(const sigset_t*, int*);
+  int (*sigwaitinfo)(const sigset_t*, siginfo_t*);
+  int (*sigtimedwait)(const sigset_t*, siginfo_t*, const struct timespec*);
+  long (*syscall)(long, long, long, long, long, long, long);
 };
 
 // Filled on first use (and by the library's constructor); never null after.

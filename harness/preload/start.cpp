@@ -104,6 +104,12 @@ void sleep_s(double s) {
 // code.
 void* watchdog(void*) {
   enter_shim();  // for good: everything this thread does is the shim's own
+  // No signal of the program's is delivered here: natively there is no such
+  // thread, and a process-directed signal (a timer's, preload/signals.h) must
+  // go to one of the program's threads, or wait for one that takes it.
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
   using Clock = std::chrono::steady_clock;
   const double poll = g_watch.let_go_s > 0 ? std::min(0.005, g_watch.let_go_s / 4) : 0.005;
   const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
@@ -198,6 +204,8 @@ struct PreparedTrial {
   TrialSpec spec;
   double let_go_s = -1;                // the knob let_go_ms, in seconds (-1: not given)
   bool logical_clock = false;          // the knob real_time false: clocks read logical time
+  bool real_time = false;              // the knob real_time: real clocks, sleeps and timers
+  std::string stdin_path;              // the knob stdin: the file every trial reads as its stdin ("": as started)
   int64_t clock_base_ns = 0;           // the knob clock_base_ns: REALTIME at the trial's start
   std::unique_ptr<Strategy> strategy;  // null for the strategy "free"
   std::string error;                   // a bad spec: why
@@ -217,6 +225,10 @@ PreparedTrial prepare_trial(const std::string& line) {
       t.logical_clock = !knobs.value("real_time", false);
       t.clock_base_ns = knobs["clock_base_ns"].get<int64_t>();
     }
+    if (knobs.is_object() && knobs.contains("real_time") && knobs["real_time"].is_boolean())
+      t.real_time = knobs["real_time"].get<bool>();
+    if (knobs.is_object() && knobs.contains("stdin") && knobs["stdin"].is_string())
+      t.stdin_path = knobs["stdin"].get<std::string>();
     // The exec knob max_steps (racelab exec --max-steps) is the trial's step limit.
     if (knobs.is_object() && knobs.contains("max_steps") && knobs["max_steps"].is_number_integer())
       t.spec.max_steps = knobs["max_steps"].get<int64_t>();
@@ -236,6 +248,15 @@ int run_trial(PreparedTrial& trial, int argc, char** argv) {
   if (trial.let_go_s >= 0) g_watch.let_go_s = trial.let_go_s;
   // Only a controlled trial has steps for the clock to follow.
   set_logical_clock(trial.logical_clock && trial.strategy != nullptr, trial.clock_base_ns);
+  set_real_time(trial.real_time);
+  // Every trial reads its stdin from the start (a fork server's trials would
+  // otherwise share one offset into it).
+  if (!trial.stdin_path.empty()) {
+    const int fd = ::open(trial.stdin_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) bad_spec(fmt::format("stdin {}: {}", trial.stdin_path, std::strerror(errno)));
+    if (::dup2(fd, 0) < 0) bad_spec(fmt::format("stdin {}: dup2: {}", trial.stdin_path, std::strerror(errno)));
+    ::close(fd);
+  }
   if (trial.strategy) {
     Strategy* strategy = trial.strategy.release();
     Scheduler::Options opt;

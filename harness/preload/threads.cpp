@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "preload/cancel.h"
 #include "preload/control.h"
 #include "preload/real.h"
 #include "preload/thread_os.h"
@@ -32,12 +33,6 @@ std::map<pthread_t, int>& ids() {
   return *m;
 }
 
-int id_of(pthread_t t) {
-  Inside in;
-  std::lock_guard<std::mutex> lk(g_ids_mu);
-  auto it = ids().find(t);
-  return it == ids().end() ? -1 : it->second;
-}
 
 // Ends a managed thread in the scheduler: once, when its body returns or it
 // calls pthread_exit.
@@ -60,12 +55,23 @@ void* trampoline(void* p) {
   tl.id = s.id;
   note_thread_started(s.id);
   engine([&] { g_sched->on_thread_start(s.id); });
-  void* ret = s.fn(s.arg);
-  end_managed();
-  return ret;
+  // However the body ends -- it returns, or a cancellation or pthread_exit
+  // unwinds it (a forced unwind runs this frame's destructors) -- the
+  // scheduler hears of it, or a thread joining it would wait for ever.
+  struct EndsManaged {
+    ~EndsManaged() { end_managed(); }
+  } ends;
+  return s.fn(s.arg);
 }
 
 }  // namespace
+
+int managed_id_of(pthread_t t) {
+  Inside in;
+  std::lock_guard<std::mutex> lk(g_ids_mu);
+  auto it = ids().find(t);
+  return it == ids().end() ? -1 : it->second;
+}
 
 }  // namespace racelab::preload
 
@@ -116,9 +122,15 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread, con
 
 __attribute__((visibility("default"))) int pthread_join(pthread_t thread, void** ret) {
   if (controlled()) {
-    int id = id_of(thread);
+    int id = managed_id_of(thread);
     if (id >= 0) {
-      engine([&] { g_sched->on_join(id); });  // a deadlock message names joins itself
+      // A cancellation point: a cancel acts on entry, and ends the wait
+      // (Scheduler::interrupt) of a joiner cancelled while it waits.
+      do {
+        cancel_point();
+        engine([&] { g_sched->on_join(id); });  // a deadlock message names joins itself
+        cancel_point();
+      } while (!thread_has_ended(id));
       // Ended in the scheduler; the OS thread may take a moment more to end.
       KnownWait known(tl.id);
       return real().join(thread, ret);
@@ -132,12 +144,16 @@ namespace {
 // thread ends, or ETIMEDOUT when `deadline` passes in logical time (EBUSY for
 // the try, which is a point and no wait).
 int join_until(pthread_t thread, void** ret, clockid_t clock, const struct timespec* abstime, bool try_only) {
-  const int id = id_of(thread);
+  const int id = managed_id_of(thread);
   const int64_t deadline = try_only ? 0 : logical_deadline(clock, abstime);
   if (deadline < 0) return EINVAL;
-  bool ended = true;
-  engine([&] { ended = g_sched->on_join_until(id, try_only ? "pthread_tryjoin_np" : "pthread_timedjoin_np", deadline); });
-  if (!ended) return try_only ? EBUSY : ETIMEDOUT;
+  do {
+    if (!try_only) cancel_point();  // a cancellation point, as pthread_join
+    bool ended = true;
+    engine([&] { ended = g_sched->on_join_until(id, try_only ? "pthread_tryjoin_np" : "pthread_timedjoin_np", deadline); });
+    if (!try_only) cancel_point();
+    if (!ended) return try_only ? EBUSY : ETIMEDOUT;
+  } while (!thread_has_ended(id));  // woken by a cancel that is not acted on yet: wait on
   KnownWait known(tl.id);
   return real().join(thread, ret);
 }
@@ -145,18 +161,18 @@ int join_until(pthread_t thread, void** ret, clockid_t clock, const struct times
 
 __attribute__((visibility("default"))) int pthread_timedjoin_np(pthread_t thread, void** ret,
                                                                 const struct timespec* abstime) {
-  if (controlled() && id_of(thread) >= 0) return join_until(thread, ret, CLOCK_REALTIME, abstime, false);
+  if (controlled() && managed_id_of(thread) >= 0) return join_until(thread, ret, CLOCK_REALTIME, abstime, false);
   return real().timedjoin(thread, ret, abstime);
 }
 
 __attribute__((visibility("default"))) int pthread_clockjoin_np(pthread_t thread, void** ret, clockid_t clock,
                                                                 const struct timespec* abstime) {
-  if (controlled() && id_of(thread) >= 0) return join_until(thread, ret, clock, abstime, false);
+  if (controlled() && managed_id_of(thread) >= 0) return join_until(thread, ret, clock, abstime, false);
   return real().clockjoin(thread, ret, clock, abstime);
 }
 
 __attribute__((visibility("default"))) int pthread_tryjoin_np(pthread_t thread, void** ret) {
-  if (controlled() && id_of(thread) >= 0) return join_until(thread, ret, CLOCK_REALTIME, nullptr, true);
+  if (controlled() && managed_id_of(thread) >= 0) return join_until(thread, ret, CLOCK_REALTIME, nullptr, true);
   return real().tryjoin(thread, ret);
 }
 

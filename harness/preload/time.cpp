@@ -16,6 +16,7 @@
 // line's timestamp, a timeout, a backoff) takes the same path when its
 // schedule is replayed, on any machine at any load. Reads by the shim itself
 // (its watchdog) see the real clocks.
+#include <errno.h>
 #include <sched.h>
 #include <sys/time.h>
 #include <time.h>
@@ -23,10 +24,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstdint>
 
+#include "preload/cancel.h"
 #include "preload/control.h"
 #include "preload/real.h"
+#include "preload/signals.h"
+#include "preload/thread_os.h"
+#include "preload/unseen.h"
 
 using namespace racelab::preload;
 
@@ -93,10 +99,58 @@ int step_aside(const char* point) {
   return 0;
 }
 
-// A sleep under control: logical time, whether or not the clocks are logical.
-int sleep_for(int64_t ns) {
-  engine([&] { g_sched->on_sleep(ns > 0 ? "sleep" : "sched_yield", ns); });
-  return 0;
+std::atomic<bool> g_real_time{false};
+
+int64_t sched_now_ns() {
+  Inside in;
+  return g_sched->now_ns();
+}
+
+int64_t real_now_ns() {
+  timespec ts{};
+  real().clock_gettime(CLOCK_MONOTONIC, &ts);
+  return to_ns(ts);
+}
+
+// A sleep under control, a cancellation point (preload/cancel.h). Its time
+// is logical: the others run meanwhile, or time jumps when nothing else can.
+// A logical timer due before its end (preload/signals.h) fires first; when a
+// handler ran on this thread the sleep ends early: EINTR, with the time left
+// in *left_ns. With --real-time the sleep also lasts its real time, all of it
+// on this thread's turn (one thread runs at a time), and a real signal may
+// cut it short.
+int sleep_for(int64_t ns, int64_t* left_ns = nullptr) {
+  if (left_ns != nullptr) *left_ns = 0;
+  cancel_point();
+  if (real_time()) {
+    const int64_t until = real_now_ns() + ns;
+    engine([&] { g_sched->on_sleep(ns > 0 ? "sleep" : "sched_yield", ns); });
+    cancel_point();
+    int64_t rest = until - real_now_ns();
+    if (rest <= 0) return 0;
+    KnownWait known(tl.id);  // a sleep the shim makes on purpose: not an uncontrolled wait
+    timespec req = to_timespec(rest), rem{};
+    if (real().nanosleep(&req, &rem) != 0 && errno == EINTR) {
+      if (left_ns != nullptr) *left_ns = to_ns(rem);
+      return EINTR;
+    }
+    return 0;
+  }
+  const int64_t end = sched_now_ns() + std::max<int64_t>(ns, 0);
+  for (bool first = true;; first = false) {
+    const int64_t left = end - sched_now_ns();
+    if (left <= 0 && !first) return 0;
+    const int64_t due = timer_due_in_ns();
+    const int64_t part = std::max<int64_t>(std::min(left, due), 0);
+    const uint64_t handled = handlers_run_here();
+    engine([&] { g_sched->on_sleep(part > 0 ? "sleep" : "sched_yield", part); });
+    cancel_point();
+    if (handlers_run_here() != handled) {
+      if (left_ns != nullptr) *left_ns = std::max<int64_t>(end - sched_now_ns(), 0);
+      return part < left ? EINTR : 0;  // a sleep that ran its full time is not cut short
+    }
+    if (part >= left) return 0;
+  }
 }
 
 }  // namespace
@@ -106,6 +160,9 @@ void set_logical_clock(bool on, int64_t base_ns) {
   g_clock.base_ns = base_ns;
   g_clock.reads.store(0);
 }
+
+void set_real_time(bool on) { g_real_time.store(on); }
+bool real_time() { return g_real_time.load(std::memory_order_relaxed); }
 
 int64_t logical_deadline(clockid_t clock, const timespec* deadline) {
   if (deadline == nullptr) return INT64_MAX;
@@ -149,22 +206,65 @@ RACELAB_EXPORT void thrd_yield() { sched_yield(); }
 RACELAB_EXPORT int nanosleep(const struct timespec* req, struct timespec* rem) {
   if (!controlled()) return real().nanosleep(req, rem);
   if (rem != nullptr) *rem = timespec{0, 0};
-  return sleep_for(req != nullptr ? to_ns(*req) : 0);
+  if (req != nullptr && (req->tv_nsec < 0 || req->tv_nsec >= kNsPerSecond || req->tv_sec < 0)) {
+    errno = EINVAL;
+    return -1;
+  }
+  int64_t left = 0;
+  if (sleep_for(req != nullptr ? to_ns(*req) : 0, &left) == EINTR) {
+    if (rem != nullptr) *rem = to_timespec(left);
+    errno = EINTR;
+    return -1;
+  }
+  return 0;
 }
 RACELAB_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec* req, struct timespec* rem) {
   if (!controlled()) return real().clock_nanosleep(clock, flags, req, rem);
   if (rem != nullptr) *rem = timespec{0, 0};
   if (req == nullptr) return sleep_for(0);
-  return sleep_for((flags & TIMER_ABSTIME) ? until(clock, req) : to_ns(*req));
+  int64_t left = 0;
+  const int rc = sleep_for((flags & TIMER_ABSTIME) ? until(clock, req) : to_ns(*req), &left);
+  // An absolute sleep reports no time left (POSIX): it is restarted with the same deadline.
+  if (rc == EINTR && rem != nullptr && !(flags & TIMER_ABSTIME)) *rem = to_timespec(left);
+  return rc;
 }
 RACELAB_EXPORT int usleep(useconds_t us) {
   if (!controlled()) return real().usleep(us);
-  return sleep_for(static_cast<int64_t>(us) * 1000);
+  if (sleep_for(static_cast<int64_t>(us) * 1000) == EINTR) {
+    errno = EINTR;
+    return -1;
+  }
+  return 0;
 }
 RACELAB_EXPORT unsigned sleep(unsigned s) {
   if (!controlled()) return real().sleep(s);
-  sleep_for(static_cast<int64_t>(s) * kNsPerSecond);
+  int64_t left = 0;
+  if (sleep_for(static_cast<int64_t>(s) * kNsPerSecond, &left) == EINTR)
+    return static_cast<unsigned>((left + kNsPerSecond - 1) / kNsPerSecond);  // the seconds left, rounded up
   return 0;
+}
+// pause: a wait for a signal. Under logical time a signal from a timer
+// (preload/signals.h) is the one racelab can see coming: the thread sleeps
+// until the first timer fires and returns when a handler ran. With no timer
+// armed the signal can only come from elsewhere (another thread's kill):
+// the real pause, counted as a wait racelab does not see (preload/unseen.h).
+RACELAB_EXPORT int pause() {
+  if (!controlled()) return real().pause();
+  cancel_point();
+  for (;;) {
+    const int64_t due = timer_due_in_ns();
+    if (due == INT64_MAX || real_time()) {
+      note_unseen("pause (no timer armed)");
+      return real().pause();
+    }
+    const uint64_t handled = handlers_run_here();
+    int64_t left = 0;
+    sleep_for(due, &left);
+    if (handlers_run_here() != handled) {
+      errno = EINTR;
+      return -1;
+    }
+  }
 }
 
 // --- the clocks ---
