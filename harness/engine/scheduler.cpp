@@ -245,6 +245,10 @@ void Scheduler::wake_sleepers(bool jump) {
       t.blocked_on = nullptr;
       t.join_target = -1;
       t.timed_out = true;
+      // A wait that timed out polls, as a thread that yields does, until its
+      // next other step: one that loops on timed waits for what no thread
+      // will do is a livelock (describe_step_limit), not work.
+      polling_[i] = 1;
       FiredTimeout f;
       f.thread = static_cast<int>(i);
       f.what = pending_[i] ? pending_[i] : "timed wait";
