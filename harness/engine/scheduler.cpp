@@ -665,19 +665,24 @@ bool Scheduler::wait_until(Lock& lk, int self, int64_t deadline_ns) {
   return !timed_out;
 }
 
+bool Scheduler::enter_wait(Lock& lk, int me, const char* what) {
+  if (aborted_) {
+    throw_aborted(lk);
+    return false;
+  }
+  rejoin(lk, me, what);
+  if (aborted_) {
+    throw_aborted(lk);
+    return false;
+  }
+  return true;
+}
+
 bool Scheduler::on_block_until(const void* resource, const char* what, int64_t deadline_ns) {
   int me = self();
   {
     Lock lk(mu_);
-    if (aborted_) {
-      throw_aborted(lk);
-      return false;
-    }
-    rejoin(lk, me, what);
-    if (aborted_) {
-      throw_aborted(lk);
-      return false;
-    }
+    if (!enter_wait(lk, me, what)) return false;
     if (deadline_ns > now_locked()) {
       auto& t = threads_[me];
       t.state = State::kBlocked;
@@ -701,15 +706,7 @@ bool Scheduler::on_join_until(int id, const char* what, int64_t deadline_ns) {
   int me = self();
   {
     Lock lk(mu_);
-    if (aborted_) {
-      throw_aborted(lk);
-      return false;
-    }
-    rejoin(lk, me, what);
-    if (aborted_) {
-      throw_aborted(lk);
-      return false;
-    }
+    if (!enter_wait(lk, me, what)) return false;
     if (id < 0 || static_cast<size_t>(id) >= threads_.size() || threads_[id].state == State::kEnded) {
       touch_current(me, -1);
       return true;

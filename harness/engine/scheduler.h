@@ -275,6 +275,9 @@ class Scheduler : public Controller {
   // Puts `self` in a timed wait (state already kBlocked / kJoining), runs the
   // step and waits; false when it timed out.
   bool wait_until(Lock& lk, int self, int64_t deadline_ns);
+  // A timed wait's entry: `me` rejoins if it was let go; false once the trial
+  // is aborted (throw_aborted ran: it threw, or returned while unwinding).
+  bool enter_wait(Lock& lk, int me, const char* what);
   std::vector<FiredTimeout> fired_;
   std::vector<char> polling_;             // per thread: its last request stepped aside (ChoiceContext::polling)
   std::vector<int64_t> waiting_since_;    // per thread: ChoiceContext::waiting_since

@@ -92,6 +92,21 @@ Timer* posix_timer(timer_t id) {
   return nullptr;
 }
 
+// f(timers, timer) under the timers' lock, for the program's timer `id`;
+// -1 with errno EINVAL when it has no such timer.
+template <class F>
+int with_posix_timer(timer_t id, F f) {
+  Inside in;
+  Timers& ts = timers();
+  std::lock_guard<std::mutex> lk(ts.mu);
+  Timer* t = posix_timer(id);
+  if (t == nullptr) {
+    errno = EINVAL;
+    return -1;
+  }
+  return f(ts, *t);
+}
+
 bool is_ours(timer_t id) {
   Timers& ts = timers();
   const void* p = id;
@@ -280,17 +295,7 @@ RACELAB_EXPORT int timer_settime(timer_t id, int flags, const struct itimerspec*
   }
   int64_t value_ns = ns_of(value->it_value);
   clockid_t clock = CLOCK_REALTIME;
-  {
-    Inside in;
-    Timers& ts = timers();
-    std::lock_guard<std::mutex> lk(ts.mu);
-    Timer* t = posix_timer(id);
-    if (t == nullptr) {
-      errno = EINVAL;
-      return -1;
-    }
-    clock = t->clock;
-  }
+  if (with_posix_timer(id, [&](Timers&, Timer& t) { return clock = t.clock, 0; }) != 0) return -1;
   if ((flags & TIMER_ABSTIME) && value_ns > 0) {
     // An absolute deadline on the timer's clock, as the program reads that clock (logical, preload/time.cpp).
     timespec now{};
@@ -298,63 +303,37 @@ RACELAB_EXPORT int timer_settime(timer_t id, int flags, const struct itimerspec*
     value_ns = std::max<int64_t>(value_ns - ns_of(now), 1);
   }
   const int64_t now = now_ns();
-  Inside in;
-  Timers& ts = timers();
-  std::lock_guard<std::mutex> lk(ts.mu);
-  Timer* t = posix_timer(id);
-  if (t == nullptr) {
-    errno = EINVAL;
-    return -1;
-  }
-  if (old != nullptr) {
-    old->it_value = timespec_of(left_ns(*t, now));
-    old->it_interval = timespec_of(t->period_ns);
-  }
-  arm(*t, value_ns, ns_of(value->it_interval), now);
-  update_armed(ts);
-  return 0;
+  return with_posix_timer(id, [&](Timers& ts, Timer& t) {
+    if (old != nullptr) {
+      old->it_value = timespec_of(left_ns(t, now));
+      old->it_interval = timespec_of(t.period_ns);
+    }
+    arm(t, value_ns, ns_of(value->it_interval), now);
+    update_armed(ts);
+    return 0;
+  });
 }
 
 RACELAB_EXPORT int timer_gettime(timer_t id, struct itimerspec* value) noexcept {
   if (!is_ours(id)) return real().timer_gettime(id, value);
   const int64_t now = g_sched != nullptr ? now_ns() : 0;
-  Inside in;
-  Timers& ts = timers();
-  std::lock_guard<std::mutex> lk(ts.mu);
-  Timer* t = posix_timer(id);
-  if (t == nullptr) {
-    errno = EINVAL;
-    return -1;
-  }
-  value->it_value = timespec_of(left_ns(*t, now));
-  value->it_interval = timespec_of(t->period_ns);
-  return 0;
+  return with_posix_timer(id, [&](Timers&, Timer& t) {
+    value->it_value = timespec_of(left_ns(t, now));
+    value->it_interval = timespec_of(t.period_ns);
+    return 0;
+  });
 }
 
 RACELAB_EXPORT int timer_getoverrun(timer_t id) noexcept {
   if (!is_ours(id)) return real().timer_getoverrun(id);
-  Inside in;
-  Timers& ts = timers();
-  std::lock_guard<std::mutex> lk(ts.mu);
-  Timer* t = posix_timer(id);
-  if (t == nullptr) {
-    errno = EINVAL;
-    return -1;
-  }
-  return t->overrun;
+  return with_posix_timer(id, [](Timers&, Timer& t) { return t.overrun; });
 }
 
 RACELAB_EXPORT int timer_delete(timer_t id) noexcept {
   if (!is_ours(id)) return real().timer_delete(id);
-  Inside in;
-  Timers& ts = timers();
-  std::lock_guard<std::mutex> lk(ts.mu);
-  Timer* t = posix_timer(id);
-  if (t == nullptr) {
-    errno = EINVAL;
-    return -1;
-  }
-  *t = Timer{};
-  update_armed(ts);
-  return 0;
+  return with_posix_timer(id, [](Timers& ts, Timer& t) {
+    t = Timer{};
+    update_armed(ts);
+    return 0;
+  });
 }

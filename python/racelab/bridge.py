@@ -205,29 +205,28 @@ def _timed(rc, what):
     return True
 
 
-def block_for(resource, what, seconds):
-    """A wait with a timeout, in the scheduler: True when `resource` was
-    released, False when the timeout expired in logical time, None when the
-    caller is not scheduled and must wait for real."""
+def _wait_named(what, call):
+    """call(what) waits in the scheduler; `what` is shown in the hang diagnostics meanwhile."""
     what = what.encode() if isinstance(what, str) else what
     me = _get_ident()
     waiting[me] = what
     try:
-        return _timed(_lib.racelab_host_block_for(resource, what, _ns(seconds)), what)
+        return _timed(call(what), what)
     finally:
         waiting.pop(me, None)
+
+
+def block_for(resource, what, seconds):
+    """A wait with a timeout, in the scheduler: True when `resource` was
+    released, False when the timeout expired in logical time, None when the
+    caller is not scheduled and must wait for real."""
+    return _wait_named(what, lambda w: _lib.racelab_host_block_for(resource, w, _ns(seconds)))
 
 
 def join_for(thread_id, what, seconds):
     """A join with a timeout: True when the managed thread ended, False when
     the timeout expired in logical time, None when not scheduled."""
-    what = what.encode() if isinstance(what, str) else what
-    me = _get_ident()
-    waiting[me] = what
-    try:
-        return _timed(_lib.racelab_host_join_for(thread_id, what, _ns(seconds)), what)
-    finally:
-        waiting.pop(me, None)
+    return _wait_named(what, lambda w: _lib.racelab_host_join_for(thread_id, w, _ns(seconds)))
 
 
 # Set when a trial's body ended and its threads left over (Python daemon
