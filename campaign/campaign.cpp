@@ -1,11 +1,6 @@
 #include "campaign/campaign.h"
 
-#include <pthread.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -21,18 +16,6 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-std::atomic<int> g_interrupts{0};
-
-// Thrown out of the trial sink to stop run_cell between trials.
-struct Interrupted {};
-
-void on_signal(int sig) {
-  if (g_interrupts.fetch_add(1) >= 1 && sig == SIGINT) {
-    std::signal(SIGINT, SIG_DFL);
-    std::raise(SIGINT);
-  }
-}
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -61,24 +44,6 @@ class Progress {
 };
 
 }  // namespace
-
-void request_interrupt() { g_interrupts.fetch_add(1); }
-bool interrupt_requested() { return g_interrupts.load() > 0; }
-void clear_interrupt() { g_interrupts.store(0); }
-
-void install_interrupt_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: a blocked read/wait returns EINTR promptly
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigset_t both;
-  sigemptyset(&both);
-  sigaddset(&both, SIGINT);
-  sigaddset(&both, SIGTERM);
-  pthread_sigmask(SIG_UNBLOCK, &both, nullptr);  // one that is pending arrives now, at the handler
-}
 
 json campaign_header(const std::vector<Scenario>& scenarios, const CampaignOptions& options, size_t cells_in_shard,
                      size_t cells_planned) {
@@ -157,36 +122,19 @@ CampaignOutcome run_campaign(const std::vector<Scenario>& scenarios, const Campa
       if (ch == ':' || ch == '+') ch = '_';
     spec.schedule_dir = (fs::path(popts.schedule_dir) / folder).string();
     fs::create_directories(spec.schedule_dir);
-    CellSummary partial;  // rebuilt from the sink in case the cell is interrupted
-    bool interrupted = false;
-    CellSummary summary;
+    int64_t cell_trials = 0;
     progress.update(i, spec, 0, total_trials, total_failures, seconds_since(start), true);
-    try {
-      summary = runner(spec, [&](const TrialRecord& r) {
-        writer.trial(r, spec.seed);
-        data.trials.push_back(r);
-        data.cell_seeds.push_back(spec.seed);
-        ++partial.trials;
-        ++partial.by_outcome[r.outcome];
-        ++total_trials;
-        if (is_failure(r.outcome)) {
-          ++partial.failures;
-          ++total_failures;
-          if (partial.first_failure_trial < 0) {
-            partial.first_failure_trial = r.trial;
-            partial.first_failure_schedule = r.schedule_file;
-          }
-        }
-        progress.update(i, spec, partial.trials, total_trials, total_failures, seconds_since(start));
-        if (interrupt_requested()) throw Interrupted{};
-      });
-    } catch (const Interrupted&) {
-      interrupted = true;
-      summary = partial;
-    }
-    if (!interrupted && interrupt_requested() && summary.trials < spec.max_trials && !summary.exhausted &&
-        !(spec.stop_at_first_failure && summary.failures > 0))
-      interrupted = true;  // the runner returned early because of the signal
+    const CellRun run = run_cell_until_interrupted(runner, spec, [&](const TrialRecord& r) {
+      writer.trial(r, spec.seed);
+      data.trials.push_back(r);
+      data.cell_seeds.push_back(spec.seed);
+      ++cell_trials;
+      ++total_trials;
+      if (is_failure(r.outcome)) ++total_failures;
+      progress.update(i, spec, cell_trials, total_trials, total_failures, seconds_since(start));
+    });
+    const CellSummary& summary = run.summary;
+    const bool interrupted = run.interrupted;
     data.cells.push_back(writer.cell(spec, summary, interrupted));
     if (!wrote_report || seconds_since(last_report) >= options.report_interval_s) {
       report_now(false);

@@ -9,8 +9,9 @@
 //  - hands everything read so far to `options.report` (the caller's renderer,
 //    reports/report.h: this layer renders nothing) after the first cell, then
 //    at most every `report_interval_s`, and at the end;
-//  - on request_interrupt() (Ctrl-C) stops the running cell at its next trial,
-//    marks it interrupted and writes the final, partial report.
+//  - on request_interrupt() (Ctrl-C, campaign/interrupt.h) stops the running
+//    cell at its next trial, marks it interrupted and writes the final,
+//    partial report.
 #ifndef RACELAB_CAMPAIGN_CAMPAIGN_H_
 #define RACELAB_CAMPAIGN_CAMPAIGN_H_
 
@@ -20,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "campaign/interrupt.h"  // request_interrupt(), TrialSink, CellRunner
 #include "campaign/matrix.h"
 #include "campaign/results_log.h"
 #include "campaign/scenario.h"
@@ -27,8 +29,6 @@
 
 namespace racelab::campaign {
 
-using TrialSink = std::function<void(const TrialRecord&)>;
-using CellRunner = std::function<CellSummary(const CellSpec&, const TrialSink&)>;
 // Renders what the campaign has so far; `final` once, at the end (after an
 // interrupt too).
 using ReportWriter = std::function<void(const ResultsData& so_far, bool final)>;
@@ -71,16 +71,6 @@ nlohmann::json campaign_header(const std::vector<Scenario>& scenarios, const Cam
 
 CampaignOutcome run_campaign(const std::vector<Scenario>& scenarios, const CampaignOptions& options,
                              const CellRunner& runner);
-
-// Async-signal-safe: asks the running campaign to stop after the current trial.
-void request_interrupt();
-bool interrupt_requested();
-void clear_interrupt();
-// SIGINT/SIGTERM -> request_interrupt(); a second SIGINT kills as usual (the
-// results file is still valid up to the last flushed trial). Then unblocks
-// both: a campaign's parent starts its shards with them blocked, so that an
-// early interrupt waits for these handlers (cli/campaign_command.cpp).
-void install_interrupt_handlers();
 
 }  // namespace racelab::campaign
 

@@ -89,16 +89,16 @@ std::vector<Scenario> load_catalogue(const std::vector<std::string>& paths, int*
   return scenarios;
 }
 
+int check_torch_flag(const std::string& cmd, const std::string& torch) {
+  static const std::regex kVersion(R"(\d+\.\d+(\.[0-9A-Za-z.+_-]*)?)");
+  if (torch.empty() || std::regex_match(torch, kVersion)) return kExitOk;
+  std::fprintf(stderr, "racelab %s: --torch: found \"%s\", expected a version as major.minor (e.g. 2.14)\n",
+               cmd.c_str(), torch.c_str());
+  return kExitUsage;
+}
+
 int resolve_torch_version(const std::string& cmd, const std::vector<std::string>& paths, std::string* torch) {
-  if (!torch->empty()) {
-    static const std::regex kVersion(R"(\d+\.\d+(\.[0-9A-Za-z.+_-]*)?)");
-    if (!std::regex_match(*torch, kVersion)) {
-      std::fprintf(stderr, "racelab %s: --torch: found \"%s\", expected a version as major.minor (e.g. 2.14)\n",
-                   cmd.c_str(), torch->c_str());
-      return kExitUsage;
-    }
-    return kExitOk;
-  }
+  if (!torch->empty()) return check_torch_flag(cmd, *torch);
   if (!runs_real_torch(paths) || python_command().empty()) return kExitOk;  // the trials say what is missing
   std::string why;
   *torch = probe_torch_version(python_command(), &why);

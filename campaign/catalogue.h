@@ -41,6 +41,11 @@ std::vector<Scenario> load_catalogue(const std::vector<std::string>& paths, int*
 // command in messages.
 int resolve_torch_version(const std::string& cmd, const std::vector<std::string>& paths, std::string* torch);
 
+// A --torch value as every command takes it (compare, ci, explain): kExitOk
+// when empty or major.minor[.rest], else prints why, naming `cmd`, and
+// returns kExitUsage.
+int check_torch_flag(const std::string& cmd, const std::string& torch);
+
 }  // namespace racelab::campaign
 
 #endif  // RACELAB_CAMPAIGN_CATALOGUE_H_

@@ -82,6 +82,7 @@ void read_results(const std::string& path, ResultsData* data) {
   std::string text;
   size_t lineno = 0;
   bool saw_header = false;
+  size_t header_line = 0;
   while (std::getline(in, text)) {
     ++lineno;
     if (text.empty()) continue;
@@ -95,6 +96,14 @@ void read_results(const std::string& path, ResultsData* data) {
           in.eof() ? fmt::format("{}:{}: skipped a torn last line (its writer was killed mid-line)", path, lineno)
                    : fmt::format("{}:{}: skipped a line that is not a results record", path, lineno));
       continue;
+    }
+    if (saw_header && j.contains("campaign")) {
+      // Two shards written one after the other into one file: the second
+      // header would be skipped and its trials kept, past merge's check that
+      // each shard comes once. One results file holds one shard.
+      throw std::runtime_error(fmt::format("{}:{}: a second campaign header (the first is on line {}); a results "
+                                           "file holds one shard's results: give each shard's file on its own",
+                                           path, lineno, header_line));
     }
     if (!saw_header) {
       // Types are checked before reading: json::value() throws a type_error on a
@@ -111,6 +120,7 @@ void read_results(const std::string& path, ResultsData* data) {
         throw std::runtime_error(fmt::format("{}:{}: results version {} (this racelab reads version {})", path,
                                              lineno, version.dump(), kResultsVersion));
       saw_header = true;
+      header_line = lineno;
       data->headers.push_back(j["campaign"]);
       continue;
     }

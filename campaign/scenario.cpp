@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "campaign/unique_keys.h"
+#include "engine/unique_keys.h"
 
 namespace racelab::campaign {
 
@@ -170,10 +170,7 @@ std::vector<Scenario> load_scenarios(const std::vector<std::string>& paths, cons
       const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       ParsedJson parsed = parse_json_finding_duplicates(text);
       for (const auto& d : parsed.duplicates)
-        problems->push_back({f, d.path,
-                             fmt::format("the key \"{}\" twice: line {}, column {} and line {}, column {}", d.key,
-                                         d.first.line, d.first.column, d.second.line, d.second.column),
-                             "each key once (JSON keeps only the last, silently)"});
+        problems->push_back({f, d.path, describe(d), kEachKeyOnce});
       if (!parsed.duplicates.empty()) continue;
       doc = std::move(parsed.doc);
     } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e999999

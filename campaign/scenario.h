@@ -113,6 +113,11 @@ struct Scenario {
 // as large as 1e308 would overflow what is computed from it.
 inline constexpr int64_t kMaxScenarioTrials = 1000000000;
 inline constexpr double kMaxScenarioSeconds = 7 * 24 * 3600;
+// Names that name files: a schedule file is SCENARIO-VARIANT-STRATEGY-Nt-sSEED-
+// trialK-CLASS.json, and a file name has at most 255 bytes (NAME_MAX), so a
+// scenario's name and an exec or pyrun variant's name are kept well inside it.
+inline constexpr size_t kMaxScenarioNameLength = 64;
+inline constexpr size_t kMaxVariantNameLength = 32;
 
 struct Problem {
   std::string file;

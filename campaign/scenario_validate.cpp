@@ -253,7 +253,11 @@ void check_identity(Checker& c, const json& doc) {
     c.add("$.version", show(*v), fmt::format("{} (the only version this racelab reads)", kScenarioVersion));
   if (auto* n = c.require(doc, "$", "name"); n && c.string(*n, "$.name")) {
     static const std::regex re("^[a-z0-9][a-z0-9_]*$");
-    if (!std::regex_match(n->get<std::string>(), re))
+    if (n->get<std::string>().size() > kMaxScenarioNameLength)
+      c.add("$.name", fmt::format("a name of {} characters", n->get<std::string>().size()),
+            fmt::format("at most {} characters (it names files, and a file name has at most 255 bytes)",
+                        kMaxScenarioNameLength));
+    else if (!std::regex_match(n->get<std::string>(), re))
       c.add("$.name", show(*n), "lower-case letters, digits and _ (it names files and test cases)");
   }
   if (auto* d = c.require(doc, "$", "description")) c.string(*d, "$.description");
@@ -333,10 +337,15 @@ void check_run_options(Checker& c, const json& doc) {
     const auto& s = doc["seeds"];
     if (!s.is_array() || s.empty())
       c.add("$.seeds", show(s), "a non-empty array of seeds (integers >= 0)");
-    else
+    else {
+      std::set<uint64_t> seen;
       for (size_t i = 0; i < s.size(); ++i)
         if (!s[i].is_number_unsigned() && !(s[i].is_number_integer() && s[i].get<int64_t>() >= 0))
           c.add(fmt::format("$.seeds[{}]", i), show(s[i]), "an integer >= 0");
+        else if (!seen.insert(s[i].get<uint64_t>()).second)
+          // A seed twice runs the same trials twice, and counts them twice towards holds_over.
+          c.add(fmt::format("$.seeds[{}]", i), show(s[i]), "each seed once (a seed twice repeats its trials)");
+    }
   }
   if (doc.contains("supervised") && !doc["supervised"].is_boolean())
     c.add("$.supervised", show(doc["supervised"]), "true or false");
@@ -370,7 +379,12 @@ void check_strategies(Checker& c, const json& doc, const WorkloadInfo* info) {
         }
         if (auto* tr = c.require(st, p, "trials")) c.trial_count(*tr, p + ".trials");
         if (st.contains("seconds")) c.seconds(st["seconds"], p + ".seconds", /*positive=*/false);
-        if (st.contains("threads")) c.thread_list(st["threads"], p + ".threads");
+        if (st.contains("threads") && c.thread_list(st["threads"], p + ".threads") && doc.contains("threads") &&
+            doc["threads"].is_array())
+          // A count the scenario does not sweep gives this strategy no cell: it would run nothing, and say so nowhere.
+          for (size_t k = 0; k < st["threads"].size(); ++k)
+            if (std::find(doc["threads"].begin(), doc["threads"].end(), st["threads"][k]) == doc["threads"].end())
+              c.add(fmt::format("{}.threads[{}]", p, k), show(st["threads"][k]), "a thread count from $.threads");
       }
     }
   }
@@ -393,7 +407,11 @@ std::vector<std::string> check_mitigations(Checker& c, const json& doc, const Wo
                  (doc["workload"] == kExecScenarioWorkload || doc["workload"] == kPyrunScenarioWorkload)) {
           // A user's own variants of the program: any name that can name files and report anchors.
           static const std::regex re("^[a-z0-9][a-z0-9_]*$");
-          if (!std::regex_match(name, re))
+          if (name.size() > kMaxVariantNameLength)
+            c.add(p, fmt::format("a name of {} characters", name.size()),
+                  fmt::format("at most {} characters (a variant of the program: it names files)",
+                              kMaxVariantNameLength));
+          else if (!std::regex_match(name, re))
             c.add(p, show((*m)[i]), "lower-case letters, digits and _ (a variant of the program: it names files)");
         } else if (info && std::find(info->mitigations.begin(), info->mitigations.end(), name) == info->mitigations.end())
           c.add(p, show((*m)[i]),

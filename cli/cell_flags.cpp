@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "campaign/interrupt.h"
 #include "cli/flags.h"
 #include "engine/exec_host.h"
 #include "engine/python_host.h"
@@ -75,8 +76,10 @@ void CellFlags::add(CLI::App& app, const std::string& default_strategy, int64_t 
         ->capture_default_str();
   }
   app.add_option("-s,--strategy", spec.strategy,
-                 "os | os+jitter[:P] | random | pct:D | pos | surw | dfs:P | dpor:P | auto | replay:FILE|STRING")->capture_default_str();
-  app.add_option("--seed", spec.seed, "Cell seed (trial seeds derive from it)")->capture_default_str();
+                 "os | os+jitter[:P] | random | pct:D | pos | surw | dfs:P | dpor:P | auto | replay:FILE|STRING")
+      ->check(non_empty("a strategy"))
+      ->capture_default_str();
+  app.add_option("--seed", spec.seed, "Cell seed (trial seeds derive from it)")->check(seed_value())->capture_default_str();
   app.add_option("-n,--budget", spec.max_trials, "Maximum trials")->check(positive_integer())
       ->capture_default_str();
   app.add_option("--max-seconds", spec.max_seconds, "Stop after this many seconds (0: no limit)")
@@ -129,6 +132,8 @@ void print_failure(const TrialRecord& r, bool show_schedule_file) {
 }  // namespace
 
 int run_cell_flags(CellFlags& f, CellSummary* sum) {
+  // First, before any child process: a Ctrl-C from here on prints the summary of the trials so far and exits 130.
+  campaign::install_interrupt_handlers();
   f.spec.supervised = !f.in_process;
   f.spec.warn = print_warning;
   if (f.exec) {
@@ -199,7 +204,7 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
   try {
     if (!f.results.empty()) out = std::make_unique<JsonlWriter>(f.results);
     std::set<std::string> shown;
-    *sum = run_cell(f.spec, [&](const TrialRecord& r) {
+    const campaign::CellRun run = campaign::run_cell_until_interrupted(&racelab::run_cell, f.spec, [&](const TrialRecord& r) {
       if (out) out->write(r.to_json());
       if (f.pyrun && r.metrics.is_object() && r.metrics.contains("point_hits") && r.metrics["point_hits"].is_object())
         for (const auto& [name, n] : r.metrics["point_hits"].items())
@@ -207,6 +212,8 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
       if (!f.quiet && r.outcome != "holds" && shown.insert(r.outcome).second)
         print_failure(r, f.show_schedule_files);
     });
+    *sum = run.summary;
+    f.interrupted = run.interrupted;
   } catch (const ScheduleError& e) {
     std::fprintf(stderr, "racelab: %s\n", e.what());
     return kExitBadInput;
@@ -339,9 +346,16 @@ int run_cell_and_summarise(CellFlags& flags) {
     if (hits.size() > 6) line += fmt::format(", +{} more", hits.size() - 6);
     std::printf("  points hit       %s\n", hits.empty() ? "none (only lock, wait and thread steps)" : line.c_str());
   }
+  if (flags.interrupted) return report_interrupted(fmt::format("the {} trials that ended", sum.trials));
   // A replay that could not follow its schedule is a divergence (README: exit 4), as under `racelab replay`.
   if (flags.spec.strategy.rfind("replay:", 0) == 0 && sum.by_outcome.count("divergence") > 0) return kExitDivergence;
   return sum.failures > 0 ? kExitExpectationFailed : kExitOk;
+}
+
+int report_interrupted(const std::string& what_so_far) {
+  std::printf("interrupted: the summary above covers %s\n", what_so_far.c_str());
+  std::fflush(stdout);
+  return kExitInterrupted;
 }
 
 }  // namespace racelab::cli

@@ -35,6 +35,7 @@ struct CellFlags {
   bool in_process = false;
   bool quiet = false;
   bool show_schedule_files = true;  // false: the caller moves them (reproduce)
+  bool interrupted = false;         // set by run_cell_flags: Ctrl-C stopped the cell (campaign/interrupt.h)
 
   // exec_only: `racelab exec` (no --exec flag, no workload, no knobs).
   void add(CLI::App& app, const std::string& default_strategy, int64_t default_budget, bool exec_only = false);
@@ -52,7 +53,9 @@ void add_python_option(CLI::App& app);
 
 // Runs the cell, printing the first failure of each outcome class unless
 // quiet; appends every trial to --results. Returns kGoOn (cli/flags.h) with
-// *sum filled, or the exit code of a bad knob, strategy or schedule.
+// *sum filled, or the exit code of a bad knob, strategy or schedule. A Ctrl-C
+// (campaign/interrupt.h) stops it after the trial in flight: kGoOn, with
+// *sum the trials that ended and flags.interrupted set.
 int run_cell_flags(CellFlags& flags, CellSummary* sum);
 
 // "k=v" flags -> an object; v is parsed as JSON when it is JSON, else a string.
@@ -69,7 +72,8 @@ void print_summary(const CellSpec& spec, const CellSummary& sum);
 void add_failure_output_flags(CLI::App& app, CellFlags& flags);
 
 // The tail of those commands: runs the cell, prints its summary, and returns
-// the exit code (kExitExpectationFailed when any trial did not hold, else
+// the exit code (kExitInterrupted after a Ctrl-C, the summary then of the
+// trials so far; kExitExpectationFailed when any trial did not hold, else
 // kExitOk, or run_cell_flags' own code for bad input).
 int run_cell_and_summarise(CellFlags& flags);
 
@@ -84,6 +88,9 @@ void add_any_program_flag(CLI::App& app, bool* any_program);
 void print_warning(const std::string& text);
 // How messages name a schedule argument: its path, or "compact form".
 std::string schedule_source(const std::string& file_or_compact);
+
+// After a Ctrl-C: says what the summary above covers, returns kExitInterrupted.
+int report_interrupted(const std::string& what_so_far);
 
 // FILE.json -> FILE.min.json (anything else: FILE.min), where minimised schedules go.
 std::string minimised_path(const std::string& path);

@@ -2,13 +2,13 @@
 // at in ui.perfetto.dev or chrome://tracing.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "engine/schedule.h"
 #include "racelab/atomic_file.h"
 #include "racelab/exit_code.h"
 #include "reports/report.h"
@@ -23,14 +23,21 @@ int chrome_trace_command(int argc, char** argv) {
   app.add_option("--out,-o", out, "Output file (default: SCHEDULE with .trace.json)");
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   if (int rc = require_input_file(app, schedule); rc != kGoOn) return rc;
-  std::ifstream in(schedule);
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("format", "") != "racelab-schedule") {
-    std::fprintf(stderr, "racelab chrome-trace: %s: $.format: expected \"racelab-schedule\"\n", schedule.c_str());
+  if (out.empty()) out = std::filesystem::path(schedule).replace_extension(".trace.json").string();
+  if (int rc = require_output(app.get_name(), "--out", out, Output::kFile); rc != kGoOn) return rc;
+  // Read as replay reads it (engine/schedule.h): a schedule it would refuse is
+  // refused here too, with the same field named, and the trace is drawn from
+  // what was read, so every field has the type the drawing expects. Whether
+  // its workload exists here does not matter: a trace replays nothing.
+  Schedule s;
+  try {
+    s = load_schedule(schedule);
+  } catch (const ScheduleError& e) {
+    std::fprintf(stderr, "racelab chrome-trace: %s\n", e.what());
     return kExitBadInput;
   }
-  if (out.empty()) out = std::filesystem::path(schedule).replace_extension(".trace.json").string();
-  write_file_atomically(out, reports::chrome_trace(doc).dump(1));
+  write_file_atomically(out, reports::chrome_trace(s.to_json()).dump(1, ' ', false,
+                                                                      nlohmann::json::error_handler_t::replace));
   std::printf("%s\n", out.c_str());
   return kExitOk;
 }

@@ -90,6 +90,7 @@ int explain_command(int argc, char** argv) {
   app.add_option("--torch", torch, "Say which races apply to this torch version (major.minor, e.g. 2.14)");
   add_python_option(app);  // --python CMD: that Python's torch
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  if (int rc = campaign::check_torch_flag("explain", torch); rc != kExitOk) return rc;
   if (list) {
     for (const auto& m : known_messages()) {
       std::string scenarios;

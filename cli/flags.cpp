@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -73,6 +74,35 @@ CLI::Validator non_negative_seconds() {
       "SECONDS>=0");
 }
 
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        double v = 0;
+        if (!parse_number(s, &v) || v <= 0) return "expected a finite number > 0, got '" + s + "'";
+        return {};
+      },
+      "NUMBER>0");
+}
+
+CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        // Digits only: strtoull would take "-1" as 2^64-1 and saturate a longer number to it.
+        const bool digits = !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
+        errno = 0;
+        if (!digits || (std::strtoull(s.c_str(), nullptr, 10), errno == ERANGE))
+          return "expected an integer from 0 to 18446744073709551615, got '" + s + "'";
+        return {};
+      },
+      "SEED");
+}
+
+CLI::Validator non_empty(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& s) -> std::string { return s.empty() ? "expected " + what + ", got nothing" : ""; },
+      "TEXT");
+}
+
 int require_input_file(const CLI::App& app, const std::string& path) {
   struct stat st;
   const char* why = nullptr;
@@ -110,6 +140,10 @@ std::string output_problem(const std::string& path, Output kind) {
   if (!S_ISDIR(st.st_mode)) return dir + " is a file, not a folder: nothing can be made below it";
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     return "cannot make anything in " + dir + " (" + std::strerror(errno) + ")";
+  // access() says yes to root in /proc, where nothing can be made: make something, and remove it.
+  std::string probe = (fs::path(dir) / ".racelab-probe-XXXXXX").string();
+  if (::mkdtemp(probe.data()) == nullptr) return "cannot make anything in " + dir + " (" + std::strerror(errno) + ")";
+  ::rmdir(probe.c_str());
   return "";
 }
 

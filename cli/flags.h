@@ -30,6 +30,9 @@ int usage_error(const CLI::App& app, const CLI::Error& error);
 CLI::Validator positive_integer();     // an integer >= 1
 CLI::Validator positive_seconds();     // a number > 0
 CLI::Validator non_negative_seconds(); // a number >= 0
+CLI::Validator positive_number();      // a finite number > 0 (nan and inf are no learning rate)
+CLI::Validator seed_value();           // an integer from 0 to 2^64-1, as written: -1 is not 2^64-1
+CLI::Validator non_empty(const std::string& what);  // any text but "" (`-s ""` names no strategy)
 
 // An input file named on the command line: kGoOn when it is a readable
 // regular file, otherwise prints "racelab CMD: PATH: ..." and returns
@@ -48,7 +51,9 @@ enum class Output {
 // can be written as `kind` says (it exists and is writable, or the nearest
 // folder above it that exists is a writable folder); otherwise prints
 // "WHO: FLAG PATH: why" (WHO: "racelab CMD") and returns kExitBadInput.
-// Nothing is made.
+// Nothing is left behind: where the path is missing, a probe folder is made
+// in that nearest folder and removed at once, since access() says yes to
+// root where nothing can be made (/proc, a mount that refuses new entries).
 int require_output(const std::string& who, const std::string& flag, const std::string& path, Output kind);
 
 }  // namespace racelab::cli

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "campaign/interrupt.h"
 #include "cli/cell_flags.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -32,13 +33,17 @@ int minimize_command(int argc, char** argv) {
   add_any_program_flag(app, &any_program);
   add_python_option(app);
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  campaign::install_interrupt_handlers();  // Ctrl-C: stop after the trial in flight, exit 130
   if (int rc = require_output(app.get_name(), "--out", out_path, Output::kFile); rc != kGoOn) return rc;
   Schedule s;
   if (!load_schedule_or_report(arg, &s, any_program)) return kExitBadInput;
   if (out_path.empty()) out_path = arg.rfind(kCompactPrefix, 0) == 0 ? s.workload + ".min.json" : minimised_path(arg);
   MinimizeResult m;
   try {
-    m = minimize(s, make_runner(in_process, timeout), budget, any_program);
+    m = minimize(s, campaign::stop_on_interrupt(make_runner(in_process, timeout)), budget, any_program);
+  } catch (const campaign::Interrupted&) {
+    std::printf("interrupted: nothing written (%s is as it was)\n", schedule_source(arg).c_str());
+    return kExitInterrupted;
   } catch (const ScheduleError& e) {
     std::fprintf(stderr, "racelab: %s\n", e.what());
     return kExitBadInput;

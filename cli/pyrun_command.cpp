@@ -36,6 +36,7 @@ int pyrun_command(int argc, char** argv) {
                  "os | os+jitter[:P] | random | pct:D | pos | surw | dfs:P | dpor:P | auto | auto+os | "
                  "replay:FILE|STRING. auto here is auto+os: surw, pos and pct:3 with free (os) trials besides, so a "
                  "race that shows natively is never reported as holding (a free trial's failure has no schedule)")
+      ->check(non_empty("a strategy"))
       ->capture_default_str();
   app.add_option("--let-go-cpu-ms", let_go_cpu_ms,
                  "A thread that runs this long on its own CPU time with no point (a loop over a plain flag) is let "
@@ -53,7 +54,7 @@ int pyrun_command(int argc, char** argv) {
   app.add_option("--expect-exit", expect_exit, "The exit status of a passing run")
       ->check(CLI::Range(0, 255))
       ->capture_default_str();
-  app.add_option("--seed", f.spec.seed, "Cell seed (trial seeds derive from it)")->capture_default_str();
+  app.add_option("--seed", f.spec.seed, "Cell seed (trial seeds derive from it)")->check(seed_value())->capture_default_str();
   app.add_option("-n,--budget", f.spec.max_trials, "Maximum trials")->check(positive_integer())->capture_default_str();
   app.add_option("--results", f.results, "Append every trial to this JSONL file");
   add_failure_output_flags(app, f);

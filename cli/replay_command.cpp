@@ -5,7 +5,9 @@
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include "campaign/interrupt.h"
 #include "cli/cell_flags.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -32,17 +34,21 @@ int replay_command(int argc, char** argv) {
   add_any_program_flag(app, &any_program);
   add_python_option(app);
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
+  // Ctrl-C (campaign/interrupt.h): the replays that ended are tallied below, exit 130.
+  campaign::install_interrupt_handlers();
   if (int rc = require_output(app.get_name(), "--out", out_path, Output::kFile); rc != kGoOn) return rc;
   Schedule s;
   if (!load_schedule_or_report(arg, &s, any_program)) return kExitBadInput;
-  TrialRunner run = make_runner(in_process, timeout);
+  TrialRunner run = campaign::stop_on_interrupt(make_runner(in_process, timeout));
   std::map<std::string, int> tally;
-  int same = 0;
+  int same = 0, done = 0;
   for (int i = 0; i < times; ++i) {
     TrialSpec spec = s.replay_spec();
     TrialResult r;
     try {
       r = run(spec);
+    } catch (const campaign::Interrupted&) {
+      break;
     } catch (const std::invalid_argument& e) {
       std::fprintf(stderr, "racelab: %s: %s\n", schedule_source(arg).c_str(), e.what());
       return kExitBadInput;
@@ -51,6 +57,7 @@ int replay_command(int argc, char** argv) {
       std::fprintf(stderr, "racelab: %s: %s\n", schedule_source(arg).c_str(), r.detail.c_str());
       return kExitBadInput;
     }
+    ++done;
     ++tally[outcome_name(r.outcome)];
     same += r.outcome == s.outcome;
     if (r.outcome == Outcome::kDivergence) {
@@ -63,14 +70,15 @@ int replay_command(int argc, char** argv) {
       save_schedule(full, out_path);
     }
   }
-  std::printf("replayed %s %d times: %d/%d reproduced %s", s.workload.c_str(), times, same, times,
+  std::printf("replayed %s %d times: %d/%d reproduced %s", s.workload.c_str(), done, same, done,
               outcome_name(s.outcome));
   const char* sep = " (";
   for (const auto& [o, n] : tally) {
     std::printf("%s%s=%d", sep, o.c_str(), n);
     sep = ", ";
   }
-  std::printf(")\n");
+  std::printf("%s\n", tally.empty() ? "" : ")");
+  if (done < times) return report_interrupted(fmt::format("{} of the {} replays asked for", done, times));
   return same == times ? kExitOk : kExitExpectationFailed;
 }
 

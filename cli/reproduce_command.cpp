@@ -3,7 +3,9 @@
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include "campaign/interrupt.h"
 #include "cli/cell_flags.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -46,6 +48,7 @@ int reproduce_command(int argc, char** argv) {
   print_summary(f.spec, sum);
   if (sum.failures == 0) {
     std::printf("not reproduced in %lld trials\n", static_cast<long long>(sum.trials));
+    if (f.interrupted) return report_interrupted(fmt::format("the {} trials that ended", sum.trials));
     return kExitOk;
   }
   Schedule found;
@@ -64,13 +67,19 @@ int reproduce_command(int argc, char** argv) {
     return kExitExpectationFailed;
   }
   Schedule final_schedule = found;
-  if (!no_minimize) {
+  // Ctrl-C: the schedule found is saved; minimising it is what is given up.
+  bool interrupted = f.interrupted || campaign::interrupt_requested();
+  if (!no_minimize && !interrupted) {
     MinimizeResult m;
     try {
-      m = minimize(found, make_runner(f.in_process, f.spec.trial_timeout_s), min_budget, f.spec.any_program);
+      m = minimize(found, campaign::stop_on_interrupt(make_runner(f.in_process, f.spec.trial_timeout_s)), min_budget,
+                   f.spec.any_program);
     } catch (const ScheduleError& e) {
       // The program changed on disk while racelab searched: the schedule is kept as found.
       m.error = e.what();
+    } catch (const campaign::Interrupted&) {
+      interrupted = true;
+      m.error = "interrupted: the schedule is kept as found";
     }
     if (!m.ok) {
       std::printf("minimise: %s\n", m.error.c_str());
@@ -85,6 +94,7 @@ int reproduce_command(int argc, char** argv) {
     }
   }
   std::printf("replay: racelab replay %s\n", to_compact(final_schedule).c_str());
+  if (interrupted) return report_interrupted("the search, and the schedule saved as found (not minimised)");
   return kExitExpectationFailed;
 }
 

@@ -33,7 +33,9 @@ int train_command(int argc, char** argv) {
   add_corpus_flags(app, o.corpus);
   app.add_option("--target", o.target_file, "Use this target (racelab checkpoint or TorchScript file) instead of training one");
   add_target_flags(app, o.target, o.target_train);
-  app.add_option("--seed", o.run.seed, "Seed of the drafters' data streams and initialisation")->capture_default_str();
+  app.add_option("--seed", o.run.seed, "Seed of the drafters' data streams and initialisation")
+      ->check(seed_value())
+      ->capture_default_str();
   add_device_flag(app, o.device);
   app.add_option("--workers", o.workers, "Drafter worker threads (one drafter each)")->capture_default_str()->check(in_range(limits::kWorkers));
   app.add_option("--steps", o.run.steps, "Training steps per drafter")->capture_default_str()->check(in_range(limits::kSteps));
@@ -44,10 +46,10 @@ int train_command(int argc, char** argv) {
   app.add_option("--anchors", o.run.anchors, "Blocks per training sequence")->capture_default_str()->check(in_range(limits::kAnchors));
   app.add_option("--gamma", o.drafter.gamma, "Loss decay over block positions: weight exp(-(k-1)/gamma)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app.add_option("--drafter-layers", o.drafter.layers, "Drafter layers")->capture_default_str()->check(in_range(limits::kDrafterLayers));
   app.add_option("--drafter-heads", o.drafter.heads, "Drafter attention heads")->capture_default_str()->check(in_range(limits::kDrafterHeads));
-  app.add_option("--lr", o.run.adamw.lr, "Drafter peak learning rate (AdamW)")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--lr", o.run.adamw.lr, "Drafter peak learning rate (AdamW)")->capture_default_str()->check(positive_number());
   app.add_option("--queue-depth", o.run.queue_depth, "Batches the producer may queue per worker")
       ->capture_default_str()
       ->check(in_range(limits::kQueueDepth));

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/flags.h"
 #include "compile/attention_kernel.h"
 #include "racelab/exit_code.h"
 #include "trainer/train/run.h"
@@ -35,7 +36,7 @@ void add_target_flags(CLI::App& app, racelab::trainer::TargetConfig& t, racelab:
   app.add_option("--target-seq-len", tt.seq_len, "Target training sequence length")
       ->capture_default_str()
       ->check(in_range(limits::kTargetSeqLen));
-  app.add_option("--target-lr", tt.adamw.lr, "Target peak learning rate")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--target-lr", tt.adamw.lr, "Target peak learning rate")->capture_default_str()->check(positive_number());
 }
 
 void add_device_flag(CLI::App& app, std::string& device) {

@@ -35,7 +35,7 @@ int train_target_command(int argc, char** argv) {
   add_corpus_flags(app, corpus);
   add_target_flags(app, t, tt);
   add_device_flag(app, device);
-  app.add_option("--seed", seed, "Seed of initialisation and batches")->capture_default_str();
+  app.add_option("--seed", seed, "Seed of initialisation and batches")->check(seed_value())->capture_default_str();
   app.add_option("--load", load, "Evaluate this target (racelab checkpoint or TorchScript) instead of training");
   app.add_option("--export-torchscript", export_ts, "Also write the trained target as a TorchScript file");
   app.add_flag("--quiet", quiet, "No progress output");
@@ -43,6 +43,8 @@ int train_target_command(int argc, char** argv) {
   for (const std::string* input : {&corpus.data_file, &load})
     if (!input->empty())
       if (int rc = require_input_file(app, *input); rc != kGoOn) return rc;
+  // Before the training, as every output is: a path that cannot be written must not cost the run.
+  if (int rc = require_output(app.get_name(), "--export-torchscript", export_ts, Output::kFile); rc != kGoOn) return rc;
   tt.seed = seed;
   return run_guarded(
       [&] {

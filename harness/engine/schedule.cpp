@@ -1,11 +1,15 @@
 #include "engine/schedule.h"
 
 #include <cctype>
+#include <climits>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "engine/unique_keys.h"
 #include "racelab/atomic_file.h"
 
 #ifndef RACELAB_VERSION
@@ -47,12 +51,26 @@ int64_t req_int(const json& j, const std::string& src, const std::string& name, 
   return v.get<int64_t>();
 }
 
+// An integer field from 0 to `max` (a thread id, an object number, a step),
+// checked whole before an int takes it: 4294967297 is refused, never read as 1.
+int64_t req_bounded(const json& j, const std::string& src, const std::string& name, int64_t max,
+                    const std::string& label, const std::string& what) {
+  const json& v = field(j, name.c_str());
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX) || v.get<int64_t>() < 0 ||
+      v.get<int64_t>() > max)
+    bad(src, label, fmt::format("{} from 0 to {}", what, max), v);
+  return v.get<int64_t>();
+}
+
 // Thread counts: at most kMaxThreads workers, as `run -t` and scenario files
 // allow. Managed thread ids run from 0 (the trial body) to kMaxThreadId
 // (engine/trial.h).
 constexpr int64_t kMaxThreads = 64;
 // Decisions in one schedule: no trial may take more steps (exec --max-steps is at most this).
 constexpr size_t kMaxDecisions = 10000000;
+// The largest step an event or an outcome may name: past any trial's end (a
+// trial ends at its step limit), so that a reader may add to it.
+constexpr int64_t kMaxStep = 2 * static_cast<int64_t>(kMaxDecisions);
 
 int req_threads(const json& v, const std::string& src) {
   if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX) || v.get<int64_t>() < 1 ||
@@ -205,6 +223,9 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
   s.seed = seed.get<uint64_t>();
   const json& ds = field(j, "decisions");
   if (!ds.is_array()) bad(src, "decisions", "an array", ds);
+  if (ds.size() > kMaxDecisions)
+    throw ScheduleError(fmt::format("{}: field 'decisions': {} of them, expected at most {} (no trial takes more steps)",
+                                    src, ds.size(), kMaxDecisions));
   for (size_t i = 0; i < ds.size(); ++i) {
     const json& d = ds[i];
     std::string at = fmt::format("decisions[{}]", i);
@@ -213,9 +234,7 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
     Decision x;
     x.step = req_int(d, src, "step", 0, at + ".step");
     if (x.step != static_cast<int64_t>(i)) bad(src, at + ".step", std::to_string(i), d["step"]);
-    x.thread = static_cast<int>(req_int(d, src, "thread", 0, at + ".thread"));
-    if (x.thread > kMaxThreadId)
-      bad(src, at + ".thread", fmt::format("a thread id from 0 to {}", kMaxThreadId), d["thread"]);
+    x.thread = static_cast<int>(req_bounded(d, src, "thread", kMaxThreadId, at + ".thread", "a thread id"));
     x.point = field(d, "point").is_string() ? d["point"].get<std::string>() : "";
     if (!field(d, "point").is_null() && !field(d, "point").is_string())
       bad(src, at + ".point", "a string", d["point"]);
@@ -223,7 +242,7 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
     if (!pre.is_null() && !pre.is_boolean()) bad(src, at + ".preemption", "true or false", pre);
     x.preemption = pre.is_boolean() && pre.get<bool>();
     if (!field(d, "object").is_null()) {
-      x.object = static_cast<int>(req_int(d, src, "object", 0, at + ".object"));
+      x.object = static_cast<int>(req_bounded(d, src, "object", INT_MAX, at + ".object", "an object number"));
       const json& acc = field(d, "access");
       if (!acc.is_string() || (acc.get<std::string>() != "read" && acc.get<std::string>() != "write"))
         bad(src, at + ".access", "\"read\" or \"write\"", acc);
@@ -245,8 +264,8 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
       if (!e.is_object()) bad(src, at, "an object", e);
       only_keys(e, src, at, {"step", "thread", "kind", "what"});
       Event x;
-      x.step = req_int(e, src, "step", 0, at + ".step");
-      x.thread = static_cast<int>(req_int(e, src, "thread", 0, at + ".thread"));
+      x.step = req_bounded(e, src, "step", kMaxStep, at + ".step", "a step");
+      x.thread = static_cast<int>(req_bounded(e, src, "thread", kMaxThreadId, at + ".thread", "a thread id"));
       x.kind = req_string(e, src, "kind", at + ".kind");
       x.what = field(e, "what").is_string() ? e["what"].get<std::string>() : "";
       s.events.push_back(std::move(x));
@@ -259,7 +278,11 @@ Schedule Schedule::from_json(const json& j, const std::string& src) {
   if (!cls.is_string() || !parse_outcome(cls.get<std::string>(), &s.outcome))
     bad(src, "outcome.class", "an outcome class (holds, error, stuck_state, ...)", cls);
   s.detail = field(out, "detail").is_string() ? out["detail"].get<std::string>() : "";
-  s.failing_step = field(out, "failing_step").is_number_integer() ? out["failing_step"].get<int64_t>() : -1;
+  const json& fs = field(out, "failing_step");
+  if (!fs.is_null() && (!fs.is_number_integer() || (fs.is_number_unsigned() && fs.get<uint64_t>() > INT64_MAX) ||
+                        fs.get<int64_t>() < -1 || fs.get<int64_t>() > kMaxStep))
+    bad(src, "outcome.failing_step", fmt::format("a step from 0 to {}, or -1 for none", kMaxStep), fs);
+  s.failing_step = fs.is_null() ? -1 : fs.get<int64_t>();
   s.preemptions = s.count_preemptions();
   const json& mf = field(j, "minimized_from_preemptions");
   if (!mf.is_null()) s.minimized_from_preemptions = req_int(j, src, "minimized_from_preemptions", 0);
@@ -316,16 +339,32 @@ void save_schedule(const Schedule& s, const std::string& path) {
   write_file_atomically(path, s.to_json().dump(1, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
-Schedule load_schedule(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ScheduleError(fmt::format("{}: cannot open schedule file", path));
-  json j;
+Schedule parse_schedule(const std::string& text, const std::string& source) {
+  ParsedJson parsed;
   try {
-    j = json::parse(in);
+    parsed = parse_json_finding_duplicates(text);
   } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e999999
-    throw ScheduleError(fmt::format("{}: not valid JSON: {}", path, e.what()));
+    throw ScheduleError(fmt::format("{}: not valid JSON: {}", source, e.what()));
   }
-  return Schedule::from_json(j, path);
+  // The last of two keys would win in silence (engine/unique_keys.h): refused, as in scenario files.
+  if (!parsed.duplicates.empty()) {
+    const DuplicateKey& d = parsed.duplicates.front();
+    // Named as the other fields are ("decisions[0].thread", not "$.decisions[0].thread").
+    const std::string field = d.path.rfind("$.", 0) == 0 ? d.path.substr(2) : d.path;
+    throw ScheduleError(fmt::format("{}: field '{}': {}; expected {}", source, field, describe(d), kEachKeyOnce));
+  }
+  return Schedule::from_json(parsed.doc, source);
+}
+
+Schedule load_schedule(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ScheduleError(fmt::format("{}: is a directory, expected a schedule file", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScheduleError(fmt::format("{}: cannot open schedule file", path));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw ScheduleError(fmt::format("{}: cannot read schedule file", path));
+  return parse_schedule(text, path);
 }
 
 std::string to_compact(const Schedule& s) {

@@ -15,8 +15,9 @@
 //
 // `seed` is the trial seed (the workload's own randomness); `decisions` are
 // every scheduling step, so a replay needs nothing else. Reading is strict:
-// a key not shown above (at any level) or `threads` outside 1..64 is a
-// ScheduleError. Version 1 is unchanged by that: its writers only ever wrote
+// a key not shown above (at any level), a key given twice (engine/unique_keys.h),
+// `threads` outside 1..64, a thread id outside 0..kMaxThreadId (never narrowed
+// to an int first), a step out of order, or a folder for a file is a ScheduleError. Version 1 is unchanged by that: its writers only ever wrote
 // these keys, so every file racelab wrote still reads.
 //
 // Compact form, for logs: "racelab1:" + base64url(JSON array
@@ -75,6 +76,8 @@ struct Schedule {
 
 void save_schedule(const Schedule& s, const std::string& path);  // atomic: tmp, fsync, rename
 Schedule load_schedule(const std::string& path);
+// The text of a schedule file, read as load_schedule() reads it; `source` prefixes error messages.
+Schedule parse_schedule(const std::string& text, const std::string& source);
 std::string to_compact(const Schedule& s);
 Schedule from_compact(const std::string& text);
 // A path, or a string starting with kCompactPrefix.

@@ -2,7 +2,10 @@
 // issue 14: nonsense flag values are 2, missing inputs and unwritable outputs
 // are 3 naming the path, compare and ci share one rule for a failed
 // expectation, merge refuses a shard given twice, schedules are range-checked
-// and strict about their keys, and errors name the file they come from.
+// and strict about their keys, and errors name the file they come from. Then
+// issue 38's: values that parsed into something else (a seed of -1 as 2^64-1,
+// a NaN learning rate that trained for seconds and died with exit 70), and
+// outputs found unwritable only after the work.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -170,4 +173,76 @@ TEST(ExitCodes, ReproduceNamesOnlyFilesThatExist) {
   EXPECT_TRUE(std::filesystem::exists(out)) << r.output;
 }
 
+// ---- issue 38 -------------------------------------------------------------------
+
+TEST(ExitCodes, SeedsOutsideUnsigned64AreUsageErrors) {
+  // Both were taken as 2^64-1.
+  for (const char* seed : {"-1", "99999999999999999999999", "18446744073709551616", "1e3", "0x10", "''"}) {
+    // exec: the flag before the program (what follows `--` is the program's).
+    for (const std::string cmd : {"run direct_leak --in-process -n 1 --seed ", "exec -n 1 --seed ",
+                                  "train-target --quiet --seed ", "train --steps 1 --seed "}) {
+      const auto r = racelab(cmd + seed + (cmd.rfind("exec", 0) == 0 ? " -- /bin/true" : ""));
+      EXPECT_EQ(r.code, 2) << cmd << seed << ":\n" << r.output;
+      EXPECT_NE(r.output.find("expected an integer from 0 to 18446744073709551615"), std::string::npos)
+          << cmd << seed << ":\n" << r.output;
+    }
+  }
+  // The largest seed is a seed.
+  const auto r = racelab("run direct_leak -m global_lock -s random --in-process -n 1 -q --seed 18446744073709551615");
+  EXPECT_EQ(r.code, 0) << r.output;
+}
+
+TEST(ExitCodes, AnEmptyStrategyIsAUsageError) {
+  for (const char* cmd : {"run direct_leak --in-process -n 1 -s ''", "reproduce direct_leak --in-process -n 1 -s ''",
+                          "exec -n 1 -s '' -- /bin/true"}) {
+    const auto r = racelab(cmd);
+    EXPECT_EQ(r.code, 2) << cmd << ":\n" << r.output;
+    EXPECT_NE(r.output.find("expected a strategy, got nothing"), std::string::npos) << cmd << ":\n" << r.output;
+  }
+}
+
+TEST(ExitCodes, ExplainRefusesATorchVersionThatIsNoVersion) {
+  // "banana" said "present", exit 0.
+  const std::string message = "explain \"Detected that you are using FX to symbolically trace a dynamo-optimized "
+                              "function\" --scenarios " RACELAB_SOURCE_DIR "/scenarios --torch ";
+  for (const char* torch : {"banana", "2", "two.six"}) {
+    const auto r = racelab(message + torch);
+    EXPECT_EQ(r.code, 2) << torch << ":\n" << r.output;
+    EXPECT_NE(r.output.find("expected a version as major.minor"), std::string::npos) << torch << ":\n" << r.output;
+  }
+  const auto r = racelab(message + "2.6");
+  EXPECT_EQ(r.code, 0) << r.output;
+}
+
+TEST(ExitCodes, ANonFiniteLearningRateOrGammaIsAUsageErrorBeforeTraining) {
+  ScratchDir dir;
+  // --lr nan trained for seconds and died with a LibTorch stack (70); --gamma nan trained a nan loss, exit 0.
+  for (const std::string flags : {"train --lr nan", "train --lr inf", "train --target-lr nan", "train --gamma nan",
+                                  "train --gamma inf", "train-target --target-lr nan", "train-target --target-lr 0"}) {
+    const auto r = racelab(flags + " --out " + dir.file("run"));
+    EXPECT_EQ(r.code, 2) << flags << ":\n" << r.output;
+    EXPECT_NE(r.output.find("expected a finite number > 0"), std::string::npos) << flags << ":\n" << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("run"))) << flags << ": it trained:\n" << r.output;
+  }
+}
+
+TEST(ExitCodes, OutputsThatCannotBeMadeAreCheckedBeforeTheWork) {
+  ScratchDir dir;
+  // /proc/x cannot be made, though access() tells root that /proc is writable:
+  // train-target trained, then exited 70; ci ran the whole campaign, then exited 3.
+  const std::string model = dir.file("target.ckpt");
+  auto r = racelab("train-target --quiet --target-steps 2 --out " + model + " --export-torchscript /proc/x/t.pt");
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("--export-torchscript /proc/x/t.pt: "), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(model)) << "it trained first:\n" << r.output;
+  const std::string file = dir.write("tiny.json", scenario(R"({"holds_over": 2})"));
+  for (const std::string flag : {"--junit /proc/x/j.xml", "--out /proc/x/report"}) {
+    r = racelab("ci " + file + " -j 1 " + flag + (flag.rfind("--out", 0) == 0 ? "" : " --out " + dir.file("ci")));
+    EXPECT_EQ(r.code, 3) << flag << ":\n" << r.output;
+    EXPECT_NE(r.output.find(flag + ": cannot make anything in /proc"), std::string::npos) << flag << ":\n" << r.output;
+    EXPECT_EQ(r.output.find("expectations:"), std::string::npos) << flag << ": the campaign ran:\n" << r.output;
+  }
+}
+
 }  // namespace
+

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -212,6 +213,129 @@ TEST(Faults, AnInterruptAtRandomMomentsLeavesAReport) {
 TEST(Faults, ACtrlCAtTheTerminalReachesEveryProcessAndStillLeavesAReport) {
   std::mt19937 rng(std::random_device{}());
   interrupt_compare(std::uniform_real_distribution<double>(0.0, 2.0)(rng), true, true);
+}
+
+// ---- Ctrl-C in the commands that run one cell (issue 38) -------------------------
+// They died by the signal, with no summary; compare and ci wrote theirs. Now
+// every one lets the trial in flight end, prints its summary of the trials so
+// far and exits 130 (campaign/interrupt.h).
+
+bool wait_until(const std::function<bool()>& cond, double timeout_s);  // below
+
+size_t line_count(const std::string& path) {
+  const std::string text = slurp(path);
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// The N of the first "(F/N)" after `label` in `text`, or -1.
+long long count_after(const std::string& text, const std::string& label) {
+  const size_t at = text.find(label);
+  if (at == std::string::npos) return -1;
+  const size_t slash = text.find('/', at), close = text.find(')', at);
+  if (slash == std::string::npos || close == std::string::npos || close < slash) return -1;
+  return std::atoll(text.substr(slash + 1, close - slash - 1).c_str());
+}
+
+// Starts racelab with `args` in a process group of its own, as a shell job,
+// waits until it has ended a trial (a line in `results`) or, without
+// `results`, has started its worker, then sends SIGINT to the whole group as a
+// terminal's Ctrl-C does. Returns its exit code and output.
+std::pair<int, std::string> ctrl_c_during(const std::vector<std::string>& args, const std::string& dir,
+                                          const std::string& results) {
+  const std::string log = dir + "/log.txt";
+  const pid_t pid = spawn(args, log, /*own_group=*/true);
+  const bool running = results.empty() ? wait_for_worker(pid, 60) > 0
+                                       : wait_until([&] { return line_count(results) > 0; }, 60);
+  if (running) ::kill(-pid, SIGINT);
+  int code = wait_exit(pid, 90);
+  if (code == -1) ::kill(-pid, SIGKILL), ::waitpid(pid, nullptr, 0);
+  EXPECT_TRUE(running) << "it never ran a trial:\n" << slurp(log);
+  return {code, slurp(log)};
+}
+
+TEST(Faults, CtrlCDuringRunPrintsTheSummarySoFarAndExits130) {
+  const std::string dir = temp_dir();
+  const std::string results = dir + "/results.jsonl";
+  const auto [code, log] = ctrl_c_during({"run", "direct_leak", "-m", "global_lock", "-s", "random", "-n", "1000000",
+                                          "--results", results},
+                                         dir, results);
+  EXPECT_EQ(code, racelab::kExitInterrupted) << log;
+  // The summary counts exactly the trials recorded: the one in flight ended, none started after.
+  EXPECT_EQ(count_after(log, "failure rate"), static_cast<long long>(line_count(results))) << log;
+  EXPECT_NE(log.find("interrupted: the summary above covers the"), std::string::npos) << log;
+  expect_files_whole(dir);
+  fs::remove_all(dir);
+}
+
+TEST(Faults, CtrlCDuringExecPrintsTheSummarySoFarAndExits130) {
+  const std::string dir = temp_dir();
+  const std::string results = dir + "/results.jsonl";
+  const auto [code, log] = ctrl_c_during({"exec", "-n", "1000000", "--results", results, "--", "/bin/true"}, dir,
+                                         results);
+  EXPECT_EQ(code, racelab::kExitInterrupted) << log;
+  EXPECT_EQ(count_after(log, "failure rate"), static_cast<long long>(line_count(results))) << log;
+  EXPECT_NE(log.find("interrupted: the summary above covers the"), std::string::npos) << log;
+  fs::remove_all(dir);
+}
+
+TEST(Faults, CtrlCDuringReproducePrintsTheSummarySoFarAndExits130) {
+  const std::string dir = temp_dir();
+  const std::string results = dir + "/results.jsonl";
+  // global_lock holds: the search would go on for a million trials.
+  const auto [code, log] = ctrl_c_during({"reproduce", "direct_leak", "-m", "global_lock", "-s", "random", "-n",
+                                          "1000000", "--results", results, "-o", dir + "/s.json"},
+                                         dir, results);
+  EXPECT_EQ(code, racelab::kExitInterrupted) << log;
+  EXPECT_NE(log.find("not reproduced in " + std::to_string(line_count(results)) + " trials"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("interrupted: the summary above covers the"), std::string::npos) << log;
+  fs::remove_all(dir);
+}
+
+TEST(Faults, CtrlCDuringReplayPrintsTheReplaysSoFarAndExits130) {
+  const std::string dir = temp_dir();
+  const std::string schedule = dir + "/leak.json";
+  ASSERT_EQ(run_racelab({"reproduce", "direct_leak", "-m", "none", "-s", "random", "-n", "50", "--in-process",
+                         "--no-minimize", "-o", schedule},
+                        dir + "/found.txt"),
+            racelab::kExitExpectationFailed)
+      << slurp(dir + "/found.txt");
+  const auto [code, log] = ctrl_c_during({"replay", schedule, "-n", "1000000"}, dir, "");
+  EXPECT_EQ(code, racelab::kExitInterrupted) << log;
+  EXPECT_NE(log.find("replayed direct_leak "), std::string::npos) << log;
+  EXPECT_NE(log.find("interrupted: the summary above covers "), std::string::npos) << log;
+  EXPECT_NE(log.find(" of the 1000000 replays asked for"), std::string::npos) << log;
+  fs::remove_all(dir);
+}
+
+// A Python with torch, as tests/pytorch/torch_check.sh finds one: $RACELAB_PYTHON,
+// else the torch root of ci/setup-torch (as root); "" when there is none.
+std::string python_with_torch() {
+  const char* env = std::getenv("RACELAB_PYTHON");
+  if (env != nullptr && *env != '\0') return env;
+  const char* root = std::getenv("RACELAB_TORCH_ROOT");
+  const std::string torch_root = root != nullptr ? root : "/var/cache/racelab/torch-trixie";
+  if (!fs::exists(torch_root + "/.racelab-packages") || ::getuid() != 0) return "";
+  return "bash " RACELAB_SOURCE_DIR "/ci/in-torch-root -- python3";
+}
+
+TEST(Faults, CtrlCDuringPyrunPrintsTheSummarySoFarAndExits130) {
+  const std::string python = python_with_torch();
+  if (python.empty()) GTEST_SKIP() << "no Python with torch (RACELAB_PYTHON, or bash ci/setup-torch)";
+  const std::string dir = temp_dir();
+  const std::string results = dir + "/results.jsonl";
+  // A script that ends at once, named from the source tree, where the torch
+  // root's Python sees it too (its paths are not this machine's).
+  const fs::path here = fs::current_path();
+  fs::current_path(RACELAB_SOURCE_DIR);
+  const auto [code, log] = ctrl_c_during({"pyrun", "--python", python, "-n", "1000000", "--timeout", "240", "--results",
+                                          results, "--", "tests/pytorch/scripts/exit_status.py", "sys_exit", "0"},
+                                         dir, results);
+  fs::current_path(here);
+  EXPECT_EQ(code, racelab::kExitInterrupted) << log;
+  EXPECT_EQ(count_after(log, "failure rate"), static_cast<long long>(line_count(results))) << log;
+  EXPECT_NE(log.find("interrupted: the summary above covers the"), std::string::npos) << log;
+  fs::remove_all(dir);
 }
 
 // ---- a killed parent ---------------------------------------------------------

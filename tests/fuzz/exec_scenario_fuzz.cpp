@@ -1,7 +1,7 @@
 // The "exec" section of a scenario over a user's own program
 // (campaign/scenario_exec.h), and the scenario text around it: the
 // input is a scenario file's text, parsed as `racelab validate` parses it
-// (duplicate keys found with their places, campaign/unique_keys.h).
+// (duplicate keys found with their places, engine/unique_keys.h).
 // validate_scenario reports problems and never throws; a document it accepts
 // plans its cells, and every cell's knobs are built without an exception.
 // The seeds put the section in a whole exec scenario, so mutations start
@@ -11,13 +11,13 @@
 #include "fuzz_input.h"
 #include "campaign/scenario.h"
 #include "campaign/scenario_exec.h"
-#include "campaign/unique_keys.h"
+#include "engine/unique_keys.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = racelab::fuzz::text(data, size);
-  racelab::campaign::ParsedJson parsed;
+  racelab::ParsedJson parsed;
   try {
-    parsed = racelab::campaign::parse_json_finding_duplicates(text);
+    parsed = racelab::parse_json_finding_duplicates(text);
   } catch (const nlohmann::json::exception&) {  // not JSON, or a number beyond a double
     return 0;
   }

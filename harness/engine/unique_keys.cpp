@@ -1,10 +1,12 @@
-#include "campaign/unique_keys.h"
+#include "engine/unique_keys.h"
 
 #include <cstddef>
 #include <iterator>
 #include <map>
 
-namespace racelab::campaign {
+#include <fmt/format.h>
+
+namespace racelab {
 namespace {
 
 using nlohmann::json;
@@ -112,4 +114,9 @@ ParsedJson parse_json_finding_duplicates(const std::string& text) {
   return out;
 }
 
-}  // namespace racelab::campaign
+std::string describe(const DuplicateKey& d) {
+  return fmt::format("the key \"{}\" twice: line {}, column {} and line {}, column {}", d.key, d.first.line,
+                     d.first.column, d.second.line, d.second.column);
+}
+
+}  // namespace racelab
