@@ -205,12 +205,6 @@ int64_t Scheduler::now_ns() const {
   return now_locked();
 }
 
-void Scheduler::advance_time_to(int64_t ns) {
-  std::lock_guard<std::mutex> lk(mu_);
-  const int64_t now = now_locked();
-  if (ns > now) skipped_ns_.fetch_add(ns - now, std::memory_order_relaxed);
-}
-
 void Scheduler::wake_sleepers(bool jump) {
   int64_t first = INT64_MAX;           // the first sleeper's wake-up
   int64_t first_deadline = INT64_MAX;  // the first timed wait's deadline

@@ -164,8 +164,6 @@ class Scheduler : public Controller {
   // exec host's clocks read it (harness/preload/time.cpp).
   static constexpr int64_t kStepNs = 10000;
   int64_t now_ns() const;
-  // Moves logical time on to at least `ns` (a timed wait that timed out).
-  void advance_time_to(int64_t ns);
   bool let_go(int thread, const std::string& why);
   //  - interrupt(thread): `thread`, blocked, joining or asleep, is runnable
   //    again, as after a spurious wake-up: its wait returns and the caller

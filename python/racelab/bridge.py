@@ -153,17 +153,21 @@ def block(resource, what):
         raise TrialAborted()
 
 
-def step_aside(name):
-    """A step at which the caller steps aside (a sleep, a timed wait, a poll):
-    True after it under a scheduler; False when the caller runs freely and
-    must wait for real."""
-    rc = _lib.racelab_host_yield(name.encode() if isinstance(name, str) else name)
+def _stepped(rc, name):
+    """True after a step under a scheduler; False (FREE) when the caller runs
+    freely and must wait for real."""
     if rc == FREE:
         if _unwinding and managed():
             raise TrialAborted()
         return False
     _check(rc, name)
     return True
+
+
+def step_aside(name):
+    """A step at which the caller steps aside (a poll: Event.is_set): True
+    after it under a scheduler; False when the caller must wait for real."""
+    return _stepped(_lib.racelab_host_yield(name.encode() if isinstance(name, str) else name), name)
 
 
 _MAX_NS = (1 << 63) - 1
@@ -185,13 +189,7 @@ def now_ns():
 def sleep(name, seconds):
     """time.sleep under a scheduler: `seconds` of logical time pass while the
     others run. False when the caller is not scheduled and must sleep for real."""
-    rc = _lib.racelab_host_sleep(name.encode() if isinstance(name, str) else name, _ns(seconds))
-    if rc == FREE:
-        if _unwinding and managed():
-            raise TrialAborted()
-        return False
-    _check(rc, name)
-    return True
+    return _stepped(_lib.racelab_host_sleep(name.encode() if isinstance(name, str) else name, _ns(seconds)), name)
 
 
 def _timed(rc, what):
