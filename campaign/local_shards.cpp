@@ -97,9 +97,12 @@ std::vector<std::string> run_local_shards(const LocalShards& f, std::vector<int>
   while (running > 0) {
     // A Ctrl-C on a terminal reaches the whole process group; a `kill -INT`
     // of this process alone is passed on, so every shard stops and reports.
+    // It is passed on as SIGTERM: a shard that already had the terminal's
+    // SIGINT takes a second SIGINT as "stop now, without a report" (a user's
+    // second Ctrl-C), and would die half-way through writing its report.
     if (interrupt_requested() && !forwarded) {
       for (pid_t pid : kids)
-        if (pid > 0) ::kill(pid, SIGINT);
+        if (pid > 0) ::kill(pid, SIGTERM);
       forwarded = true;
     }
     for (size_t k = 0; k < kids.size(); ++k) {
