@@ -513,6 +513,21 @@ bool Scheduler::let_go(int thread, const std::string& why) {
   return true;
 }
 
+void Scheduler::step_out(const char* why) {
+  const int me = self();
+  Lock lk(mu_);
+  // Not running (out already, or the trial is over): nothing to hand over.
+  if (aborted_ || finished_ || me < 0 || current_ != me || threads_[me].state != State::kRunnable) return;
+  // As let_go, but also when nobody else can run now: the thread must not
+  // hold the turn while it waits in the OS (a sleeper still wakes by a jump;
+  // a timed wait's deadline waits for the thread to come back).
+  threads_[me].state = State::kFree;
+  ++free_;
+  pending_[me] = "racelab.step_out";
+  add_event(me, "let_go", fmt::format("steps out: {}", why ? why : "a wait outside the schedule"));
+  reschedule(lk, me, /*yield=*/false, /*let_go=*/true);
+}
+
 void Scheduler::interrupt(int thread) {
   std::lock_guard<std::mutex> lk(mu_);
   if (aborted_ || thread < 0 || static_cast<size_t>(thread) >= threads_.size()) return;

@@ -165,6 +165,13 @@ class Scheduler : public Controller {
   static constexpr int64_t kStepNs = 10000;
   int64_t now_ns() const;
   bool let_go(int thread, const std::string& why);
+  //  - step_out(why): the calling thread is about to wait for something no
+  //    managed thread does (another process; a thread racelab does not
+  //    manage, such as multiprocessing's pool handlers): it is let go, as by
+  //    the watchdog, so the others run meanwhile and logical time does not
+  //    jump past a real wait. It waits for real, with its real timeout, as
+  //    natively, and rejoins at its next call. Recorded as a let_go step.
+  void step_out(const char* why);
   //  - interrupt(thread): `thread`, blocked, joining or asleep, is runnable
   //    again, as after a spurious wake-up: its wait returns and the caller
   //    of the wait decides what to do (the exec host's deferred cancellation:

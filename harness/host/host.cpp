@@ -437,6 +437,13 @@ RACELAB_HOST_API int racelab_host_join_for(int id, const char* what, int64_t tim
   return timed([&] { return s->on_join_until(id, n, deadline_after(s, timeout_ns)); });
 }
 
+RACELAB_HOST_API int racelab_host_step_out(const char* why) {
+  racelab::Scheduler* s = scheduler_of_caller();
+  if (s == nullptr) return RACELAB_HOST_FREE;
+  const char* n = intern(why);
+  return guarded([&] { s->step_out(n); });
+}
+
 RACELAB_HOST_API void racelab_host_release(uintptr_t resource) {
   if (Controller* c = racelab::controller_for_this_thread()) c->on_release(reinterpret_cast<const void*>(resource));
 }

@@ -12,7 +12,7 @@ import os
 import threading
 
 OK, ABORTED, ERROR, FREE, TIMEDOUT = 0, 1, -1, 2, 3
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 
 class TrialAborted(BaseException):
@@ -72,6 +72,7 @@ def _declare(lib):
         "racelab_host_sleep": ([c_char_p, c_int64], c_int),
         "racelab_host_block_for": ([uintptr, c_char_p, c_int64], c_int),
         "racelab_host_join_for": ([c_int, c_char_p, c_int64], c_int),
+        "racelab_host_step_out": ([c_char_p], c_int),
     }
     for name, (args, res) in sigs.items():
         fn = getattr(lib, name)
@@ -225,6 +226,16 @@ def join_for(thread_id, what, seconds):
     """A join with a timeout: True when the managed thread ended, False when
     the timeout expired in logical time, None when not scheduled."""
     return _wait_named(what, lambda w: _lib.racelab_host_join_for(thread_id, w, _ns(seconds)))
+
+
+def step_out(what):
+    """The calling thread is about to wait in the OS for something no managed
+    thread does (another process, a thread racelab does not manage): under a
+    scheduler it is let go, so the others run meanwhile; it rejoins at its
+    next call. Call it right before the real wait, with no call into racelab
+    in between (that call would rejoin)."""
+    if _lib is not None:
+        _lib.racelab_host_step_out(what.encode() if isinstance(what, str) else what)
 
 
 # Set when a trial's body ended and its threads left over (Python daemon

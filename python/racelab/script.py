@@ -127,6 +127,59 @@ def _shutdown_pools(new_threads):
         cft._shutdown = saved
 
 
+def _mp_snapshot():
+    """multiprocessing's finalizers and child processes before a run."""
+    util, process = sys.modules.get("multiprocessing.util"), sys.modules.get("multiprocessing.process")
+    return (set(util._finalizer_registry) if util else set(), set(process._children) if process else set())
+
+
+def _mp_exit(before):
+    """What the interpreter's exit does for multiprocessing (its atexit hook,
+    util._exit_function), for what this run made: the finalizers with an exit
+    priority (a pool left open is terminated), daemonic children terminated,
+    the others joined. A worker is not reused by a process that has not
+    ended: what is still running after that is killed, so no process outlives
+    the trial."""
+    util, process = sys.modules.get("multiprocessing.util"), sys.modules.get("multiprocessing.process")
+    if util is None or process is None:
+        return
+    finalizers_before, children_before = before
+    new_children = [p for p in list(process._children) if p not in children_before]
+    new_finalizers = [k for k in list(util._finalizer_registry) if k not in finalizers_before and k[0] is not None]
+    if not new_children and not new_finalizers:
+        return
+    bridge.step_out(b"multiprocessing's exit")  # every wait below is on other processes
+    for minimum in (0, None):
+        for key in sorted((k for k in new_finalizers if minimum is None or k[0] >= minimum), reverse=True):
+            f = util._finalizer_registry.get(key)
+            if f is not None:
+                try:
+                    f()
+                except Exception:  # noqa: BLE001 -- as util._run_finalizers: a finalizer's failure is not the run's
+                    pass
+        if minimum == 0:
+            for p in new_children:
+                if p.daemon and p._popen is not None and p._popen.poll() is None:
+                    p._popen.terminate()
+            for p in new_children:
+                if p._popen is not None:
+                    p.join(60)
+    _mp_kill_left(before)
+
+
+def _mp_kill_left(before):
+    """Kills the child processes this run started that are still running
+    (a trial abandoned by the engine, or one that would not end)."""
+    process = sys.modules.get("multiprocessing.process")
+    if process is None:
+        return
+    for p in [p for p in list(process._children) if p not in before[1]]:
+        if p._popen is not None and p._popen.poll() is None:
+            p.kill()
+            p._popen.wait(5)
+        process._children.discard(p)
+
+
 _user_points = [None, None]  # [specs, points.UserPoints] installed in this process
 
 
@@ -190,6 +243,7 @@ class ScriptTrial:
         sys.modules["__main__"] = mod
         modules_before = set(sys.modules)
         threads_before = set(threading.enumerate())
+        mp_before = _mp_snapshot()
         status = 0
         try:
             try:
@@ -212,9 +266,11 @@ class ScriptTrial:
             for t in new:
                 if not t.daemon:
                     t.join()
+            _mp_exit(mp_before)
             if on_main_done is not None:
                 on_main_done([t for t in new if t.is_alive()])
         finally:
+            _mp_kill_left(mp_before)
             sys.argv, sys.path[:] = saved_argv, saved_path
             for k, v in saved_env.items():
                 if v is None:

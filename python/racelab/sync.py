@@ -33,6 +33,17 @@ OS) is replaced by queue's own Python version, built on a Semaphore, so it and
 concurrent.futures' pools wait through the Condition below. A Thread.join
 returns once the thread's managed part ended, after the OS thread has ended
 too, so is_alive() is false after it, as natively.
+
+Other processes run outside the schedule. multiprocessing's and
+ProcessPoolExecutor's helper threads (pool handlers, queue feeders, the
+executor's manager) are not managed: they wait on pipes and processes, in
+real time. The locks, conditions and events that code makes are "outside"
+ones, invisible to the scheduler, and while such a helper thread or a child
+process is alive, every wait of a managed thread is a real one. A managed
+thread steps out of the schedule (bridge.step_out) right before each real
+wait, so the others run meanwhile and logical time never jumps past a child
+process's work; the wait keeps its real timeout, as natively. A forked child
+forgets the scheduler and runs freely, as natively.
 """
 import _thread
 import os
@@ -56,6 +67,63 @@ def _creation_site(depth=2):
         return "lock@" + f.f_globals.get("__name__", "?")
     except ValueError:
         return "lock@?"
+
+
+# --- outside the schedule --------------------------------------------------
+
+# Code that waits on other processes: its threads are not managed and its
+# primitives are outside ones.
+_OUTSIDE = ("multiprocessing", "concurrent.futures.process")
+# Frames passed over when finding who made a primitive: the primitives' own
+# modules (an Event's Condition is made by threading, for its caller).
+_PRIMITIVES = ("threading", "queue", "racelab", "concurrent.futures._base", "_weakrefset")
+_real_os_exit = os._exit
+_outside_threads = set()  # live helper threads of _OUTSIDE code (not managed)
+
+
+def _in(module, prefixes):
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def _made_outside():
+    """Whether the primitive being made belongs to _OUTSIDE code: the first
+    frame past the primitives' own modules is in it."""
+    try:
+        f = sys._getframe(2)
+    except ValueError:
+        return False
+    while f is not None:
+        module = f.f_globals.get("__name__", "")
+        if not _in(module, _PRIMITIVES):
+            return _in(module, _OUTSIDE)
+        f = f.f_back
+    return False
+
+
+def _outside_alive():
+    """A helper thread of _OUTSIDE code, or a child process, is alive: what a
+    managed thread waits for may come from outside the schedule."""
+    if _outside_threads:
+        return True
+    mp = sys.modules.get("multiprocessing.process")
+    if mp is None or not mp._children:
+        return False
+    for p in list(mp._children):
+        popen = getattr(p, "_popen", None)
+        if popen is not None and popen.poll() is None:
+            return True
+    return False
+
+
+def _wait_outside(what, wait):
+    """A real wait in a managed thread: out of the schedule first when it
+    would block (wait(False) tries without blocking; wait(True) blocks)."""
+    got = wait(False)
+    if got:
+        return got
+    if bridge.scheduled():
+        bridge.step_out(what)
+    return wait(True)
 
 
 # --- logical clocks -------------------------------------------------------
@@ -139,11 +207,12 @@ def _describe(kind, timeout):
 
 
 class Lock:
-    __slots__ = ("_lock", "_owner", "name", "_bname", "__weakref__")
+    __slots__ = ("_lock", "_owner", "name", "_bname", "_outside", "__weakref__")
 
     def __init__(self, name=None):
         self._lock = _real_lock()
         self._owner = None
+        self._outside = _made_outside()
         self.rename(name or _creation_site())
 
     def rename(self, name):
@@ -153,6 +222,12 @@ class Lock:
     def acquire(self, blocking=True, timeout=-1):
         if not bridge.managed():
             got = self._lock.acquire(blocking, timeout)
+        elif self._outside or _outside_alive():
+            if not blocking:
+                got = self._lock.acquire(False)
+            else:
+                got = _wait_outside(self._bname, lambda block: self._lock.acquire(True, timeout) if block
+                                    else self._lock.acquire(False))
         else:
             if not blocking and timeout != -1:
                 raise ValueError("can't specify a timeout for a non-blocking call")
@@ -194,7 +269,7 @@ class Lock:
     def release(self):
         self._owner = None
         self._lock.release()
-        if bridge.managed():
+        if not self._outside and bridge.managed():
             bridge.release(id(self))
 
     __enter__ = acquire
@@ -234,6 +309,10 @@ class RLock:
     @property
     def name(self):
         return self._block.name
+
+    @property
+    def _outside(self):
+        return self._block._outside
 
     def rename(self, name):
         self._block.rename(name)
@@ -299,6 +378,7 @@ class Condition:
         self.release = self._lock.release
         self._real = _RealCondition(self._lock)
         self._notified = 0
+        self._outside = getattr(self._lock, "_outside", False) or _made_outside()
 
     def __enter__(self):
         return self._lock.__enter__()
@@ -331,6 +411,8 @@ class Condition:
             return self._real.wait(timeout)
         if not self._lock._is_owned():
             raise RuntimeError("cannot wait on un-acquired lock")
+        if self._outside or _outside_alive():
+            return self._wait_real(timeout)
         seen = self._notified
         state = self._release_save()
         try:
@@ -353,6 +435,27 @@ class Condition:
                     self._lock._take_unwinding()
                 raise
         return self._notified != seen
+
+    def _wait_real(self, timeout):
+        """A managed thread's real wait (threading.Condition's own): what it
+        waits for may come from outside the schedule. Out of the schedule
+        after the release (a release may rejoin it) and right before blocking."""
+        waiter = _real_lock()
+        waiter.acquire()
+        self._real._waiters.append(waiter)
+        state = self._release_save()
+        got = False
+        try:
+            bridge.step_out(b"condition.wait")
+            got = waiter.acquire(True, -1 if timeout is None else max(timeout, 0))
+            return got
+        finally:
+            self._acquire_restore(state)
+            if not got:
+                try:
+                    self._real._waiters.remove(waiter)
+                except ValueError:
+                    pass
 
     def wait_for(self, predicate, timeout=None):
         # threading.Condition.wait_for's own loop, on the clock that the
@@ -378,7 +481,7 @@ class Condition:
     def notify_all(self):
         self._notified += 1
         self._real.notify_all()
-        if bridge.managed():
+        if not self._outside and bridge.managed():
             bridge.release(id(self))
 
     notifyAll = notify_all
@@ -407,6 +510,26 @@ def _managed_start(original):
     # A thread started by a managed thread is managed (racelab/sync.h's Thread):
     # its id is taken here, in the parent, and its run() waits for its turn.
     def start(self):
+        if _in(getattr(getattr(self, "_target", None), "__module__", None) or type(self).__module__, _OUTSIDE):
+            # A helper of multiprocessing or a process pool: it waits on pipes
+            # and processes, in real time, so it runs outside the schedule.
+            self._racelab_id = -1
+            self._racelab_done = False
+            _outside_threads.add(self)
+            body = self.run
+
+            def run():
+                try:
+                    body()
+                finally:
+                    _outside_threads.discard(self)
+
+            self.run = run
+            try:
+                return original(self)
+            except BaseException:
+                _outside_threads.discard(self)
+                raise
         rid = bridge.thread_create() if bridge.loaded() else -1
         self._racelab_id = rid
         self._racelab_done = False
@@ -444,6 +567,8 @@ def _managed_join(original):
             else:
                 bridge.join(rid)
             timeout = None
+        elif rid < 0 and bridge.scheduled() and self.is_alive():
+            bridge.step_out(b"Thread.join of a thread racelab does not manage")
         original(self, timeout)
 
     return join
@@ -457,6 +582,14 @@ def _controlled_select(original):
     # until an event or its timeout in logical time.
     def select(self, timeout=None):
         if not bridge.scheduled():
+            return original(self, timeout)
+        if _outside_alive() or _called_from_outside():
+            # Waits on pipes or processes (multiprocessing's connection.wait,
+            # a process pool's results): real, out of the schedule.
+            ready = original(self, 0)
+            if ready or (timeout is not None and timeout <= 0):
+                return ready
+            bridge.step_out(b"selector.select")
             return original(self, timeout)
         deadline = None if timeout is None else monotonic() + max(timeout, 0)
         while True:
@@ -472,6 +605,15 @@ def _controlled_select(original):
     return select
 
 
+def _called_from_outside():
+    f = sys._getframe(2)
+    while f is not None:
+        if _in(f.f_globals.get("__name__", ""), _OUTSIDE):
+            return True
+        f = f.f_back
+    return False
+
+
 _real_sleep = time.sleep
 _real_is_set = threading.Event.is_set
 
@@ -483,6 +625,10 @@ def _sleep(seconds):
         return _real_sleep(seconds)
     if seconds < 0:
         raise ValueError("sleep length must be non-negative")
+    if _outside_alive():
+        # A poll of another process's work: real time must pass.
+        bridge.step_out(b"time.sleep")
+        return _real_sleep(seconds)
     if not bridge.sleep(b"time.sleep", seconds):
         _real_sleep(seconds)
 
@@ -492,6 +638,58 @@ def _is_set(self):
     if bridge.scheduled() and not getattr(self, "_racelab_internal", False):
         bridge.step_aside(b"event.is_set")
     return _real_is_set(self)
+
+
+def _after_fork_in_child():
+    # A child forked during a trial (multiprocessing's fork and forkserver
+    # contexts, os.fork): the scheduler's threads are not in this process.
+    # It runs freely, as natively, and ends as a process ends.
+    if bridge.loaded():
+        bridge.forget_after_fork()
+    bridge.trial_scheduled = False
+    os._exit = _real_os_exit
+    _outside_threads.clear()
+
+
+def _semlock_acquire(sem):
+    # multiprocessing's Lock, Semaphore and the like (a SemLock, in C): one
+    # that would block waits for another process, or an unmanaged thread.
+    def acquire(block=True, timeout=None):
+        if block and bridge.scheduled():
+            return _wait_outside(b"multiprocessing lock",
+                                 lambda wait: sem.acquire(True, timeout) if wait else sem.acquire(False))
+        return sem.acquire(block, timeout)
+
+    return acquire
+
+
+def _patch_multiprocessing():
+    """multiprocessing's own blocking calls (SemLock acquires, pipe reads)
+    step out of the schedule before they block."""
+    try:
+        import multiprocessing.connection as connection
+        import multiprocessing.synchronize as synchronize
+    except ImportError:  # no sem_open on this system: multiprocessing cannot run at all
+        return
+    make = synchronize.SemLock._make_methods
+
+    def _make_methods(self):
+        make(self)
+        self.acquire = _semlock_acquire(self._semlock)
+
+    synchronize.SemLock._make_methods = _make_methods
+    synchronize.SemLock.__enter__ = lambda self: self.acquire()
+
+    def reading(original):
+        def read(self, *args, **kwargs):
+            if bridge.scheduled() and not self.poll(0):
+                bridge.step_out(b"Connection.recv")
+            return original(self, *args, **kwargs)
+
+        return read
+
+    for name in ("recv", "recv_bytes", "recv_bytes_into"):
+        setattr(connection.Connection, name, reading(getattr(connection.Connection, name)))
 
 
 def install():
@@ -518,8 +716,11 @@ def install():
             cls = getattr(selectors, name, None)
             if cls is not None and "select" in cls.__dict__:
                 cls.select = _controlled_select(cls.__dict__["select"])
+        _patch_multiprocessing()
+        os.register_at_fork(after_in_child=_after_fork_in_child)
         _installed = True
     return ["threading.Lock", "threading.RLock", "threading.Condition", "threading.Thread.start/join",
             "threading.Event (on Condition; is_set steps aside)", "threading.Semaphore, Barrier (on Condition)",
             "time.sleep (logical time)", "time.monotonic/time/perf_counter (logical under a scheduler)",
-            "queue.SimpleQueue (queue's Python version)", "selectors' select (polls on logical time: asyncio)"]
+            "queue.SimpleQueue (queue's Python version)", "selectors' select (polls on logical time: asyncio)",
+            "multiprocessing (helper threads unmanaged, waits on processes real, forked children free)"]

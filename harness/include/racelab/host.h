@@ -45,7 +45,7 @@
 extern "C" {
 #endif
 
-#define RACELAB_HOST_ABI_VERSION 2
+#define RACELAB_HOST_ABI_VERSION 3
 #define RACELAB_HOST_OK 0
 #define RACELAB_HOST_ABORTED 1
 #define RACELAB_HOST_ERROR (-1)
@@ -133,6 +133,15 @@ int64_t racelab_host_now_ns(void);
 int racelab_host_sleep(const char* name, int64_t ns);
 int racelab_host_block_for(uintptr_t resource, const char* what, int64_t timeout_ns);
 int racelab_host_join_for(int id, const char* what, int64_t timeout_ns);
+
+/* step_out: the caller is about to wait for something no managed thread
+ * does (another process, a thread racelab does not manage): it is let go, so
+ * the others run meanwhile and logical time does not jump past a wait that
+ * takes real time. It then waits for real, with its real timeout, as
+ * natively, and rejoins at its next call. The step is recorded as a let-go,
+ * so a replay says that determinism was lost there. OK, or FREE when the
+ * caller is not scheduled. */
+int racelab_host_step_out(const char* why);
 
 /* In a child made by fork() during a trial: forget the controller, so the
  * child runs freely (its threads are not the scheduler's). */
