@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "engine/driver.h"
+#include "engine/trial_plan.h"
 
 namespace racelab::campaign {
 
@@ -125,8 +126,11 @@ bool parse_shard(const std::string& text, Shard* shard) {
 
 std::vector<PlannedCell> select_shard(const std::vector<PlannedCell>& cells, const Shard& shard) {
   std::vector<PlannedCell> out;
-  for (const auto& c : cells)
-    if (static_cast<int>(c.index % static_cast<size_t>(shard.count)) == shard.index) out.push_back(c);
+  for (const auto& c : cells) {
+    PlannedCell mine = c;
+    mine.spec.part = {shard.index, shard.count, static_cast<uint64_t>(c.index)};
+    if (part_has_trials(mine.spec.part, c.spec.max_trials, is_one_sequence(c.spec.strategy))) out.push_back(mine);
+  }
   return out;
 }
 

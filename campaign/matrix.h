@@ -46,6 +46,11 @@ struct Shard {
 };
 // Parses "i/n" (1-based i, 1 <= i <= n); false on malformed input.
 bool parse_shard(const std::string& text, Shard* shard);
+// Shard i of n: part i of every cell that has trials in it (engine/trial_plan.h):
+// a cell's blocks of trials are dealt over the shards, starting at the
+// cell's place in the plan, so one costly cell spreads over every shard and
+// cells of one block spread as whole cells. The shards' trials together are
+// one machine's, trial for trial (each trial depends on its index alone).
 std::vector<PlannedCell> select_shard(const std::vector<PlannedCell>& cells, const Shard& shard);
 
 // "holds_over N" scaled like the budgets: ceil(N * scale), at least 1.

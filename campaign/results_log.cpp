@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "campaign/relative_path.h"
+#include "engine/trial_plan.h"
 
 namespace racelab::campaign {
 
@@ -53,6 +54,12 @@ json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool 
           {"wall_s", summary.wall_s},
           {"interrupted", interrupted}};
   if (spec.rate_trials > 0) c["rate_trials"] = spec.rate_trials;
+  // One part of a cell dealt over shards: a merge judges the cell once it
+  // has every part that has trials (engine/trial_plan.h).
+  if (spec.part.count > 1)
+    c["part"] = {{"index", spec.part.index + 1},
+                 {"of", spec.part.count},
+                 {"parts", parts_with_trials(spec.part, spec.max_trials, is_one_sequence(spec.strategy))}};
   // A cell its expectation decided before its budget ran out (matrix.h, kRateTrials).
   if (spec.stop_at_first_failure && summary.failures > 0 && summary.trials < spec.max_trials && !interrupted)
     c["stopped"] = "decided";

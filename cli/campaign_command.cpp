@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -20,6 +21,7 @@
 #include "campaign/catalogue.h"
 #include "campaign/local_shards.h"
 #include "campaign/minimize_timelines.h"
+#include "campaign/shard_env.h"
 #include "cli/backend_selection.h"
 #include "cli/cell_flags.h"
 #include "cli/flags.h"
@@ -62,7 +64,10 @@ void add_run_flags(CLI::App& app, RunFlags& f, const std::string& default_out) {
   app.add_option("--budget-scale", f.budget_scale, "Multiply every trial and time budget (0.1 = CI-sized)")
       ->check(positive_seconds().description("SCALE>0"))
       ->capture_default_str();
-  app.add_option("--shard", f.shard_text, "Run only shard i of n (1-based, e.g. 2/4); combine with `racelab merge`");
+  app.add_option("--shard", f.shard_text,
+                 "Run only shard i of n (1-based, e.g. 2/4), or `auto`: the shard a Slurm array, a Kubernetes Indexed "
+                 "Job or RACELAB_SHARD=i/n names; each cell's trials are dealt over the shards; combine with "
+                 "`racelab merge`");
   app.add_option("--claim-from", f.claim_file, "(internal) a local shard claims its cells through this file")
       ->group("");
   app.add_option("--jobs,-j", f.jobs, "Run as this many parallel shards on this machine (default: one per core)")
@@ -216,8 +221,16 @@ int run_catalogue(bool ci, int argc, char** argv) {
     f.paths.push_back(default_catalogue());
   }
   Shard shard;
-  if (!f.shard_text.empty() && !parse_shard(f.shard_text, &shard)) {
-    std::fprintf(stderr, "racelab %s: --shard: found \"%s\", expected i/n with 1 <= i <= n (e.g. 2/4)\n",
+  if (f.shard_text == "auto") {
+    // The job scheduler says which shard this is (campaign/shard_env.h).
+    if (const std::string why = shard_from_environment([](const char* v) { return std::getenv(v); }, &shard);
+        !why.empty()) {
+      std::fprintf(stderr, "racelab %s: --shard auto: %s\n", cmd.c_str(), why.c_str());
+      return kExitUsage;
+    }
+    std::fprintf(stderr, "racelab %s: --shard auto: shard %d of %d\n", cmd.c_str(), shard.index + 1, shard.count);
+  } else if (!f.shard_text.empty() && !parse_shard(f.shard_text, &shard)) {
+    std::fprintf(stderr, "racelab %s: --shard: found \"%s\", expected i/n with 1 <= i <= n (e.g. 2/4) or auto\n",
                  cmd.c_str(), f.shard_text.c_str());
     return kExitUsage;
   }

@@ -38,12 +38,22 @@ int merge_command(int argc, char** argv) {
   const auto& c = report["campaign"];
   // What was skipped or missing, by file and line (the report lists them too).
   for (const auto& w : c["warnings"]) std::fprintf(stderr, "racelab merge: %s\n", w.get<std::string>().c_str());
-  if (!c["complete"].get<bool>())
+  const bool complete = c["complete"].get<bool>();
+  if (!complete)
     std::fprintf(stderr, "racelab merge: %lld of %lld cells present -- a shard is missing or was interrupted\n",
                  static_cast<long long>(c["cells_done"].get<int64_t>()),
                  static_cast<long long>(c["cells_planned"].get<int64_t>()));
   const auto files = reports::write_reports(report, out, junit);
-  return print_campaign(report, files, "", ci, false, /*strict=*/true);
+  const int rc = print_campaign(report, files, "", ci, false, /*strict=*/true);
+  // --ci judges the whole campaign: with a shard missing, what was not run
+  // cannot pass, even where the shards present already decided every
+  // expectation. Rerun the missing shard (its index) and merge again.
+  if (ci && !complete && rc == kExitOk) {
+    std::fprintf(stderr, "racelab merge: --ci: the campaign is not whole; rerun the missing or interrupted shard "
+                         "and merge again\n");
+    return kExitBadInput;
+  }
+  return rc;
 }
 
 }  // namespace racelab::cli

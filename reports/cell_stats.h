@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -38,6 +39,9 @@ struct CellStats {
   std::map<std::string, int64_t> trials_by_strategy;
   int64_t fewest_preemptions = -1;  // among failing trials of controlled strategies
   const nlohmann::json* summary = nullptr;  // the "cell" line, once finished
+  // A cell dealt over shards (engine/trial_plan.h): its parts' "cell" lines
+  // added up, once every part that has trials is there; `summary` points here.
+  std::shared_ptr<nlohmann::json> whole;
 };
 
 inline double rate_of(int64_t failures, int64_t trials) {

@@ -2,10 +2,12 @@
 // the timeline choice. Everything a renderer shows is decided here.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -127,13 +129,45 @@ Campaign read_campaign(const ResultsData& data) {
   return c;
 }
 
+// auto's notes ("auto: surw 3/20 pos 0/5 pct:3 1/5 (failures/trials per
+// strategy)") of a cell's parts, added up arm by arm; "" when they are not all such.
+std::string add_up_portfolio_notes(const std::vector<const json*>& parts) {
+  std::vector<std::string> arms;  // in the notes' order
+  std::map<std::string, std::pair<int64_t, int64_t>> sums;
+  const std::string head = "auto:", tail = " (failures/trials per strategy)";
+  for (const json* p : parts) {
+    const std::string note = p->value("note", "");
+    if (note.rfind(head, 0) != 0 || note.size() < head.size() + tail.size() ||
+        note.compare(note.size() - tail.size(), tail.size(), tail) != 0)
+      return "";
+    std::istringstream in(note.substr(head.size(), note.size() - head.size() - tail.size()));
+    std::string arm, ratio;
+    while (in >> arm >> ratio) {
+      long long f = 0, t = 0;
+      if (std::sscanf(ratio.c_str(), "%lld/%lld", &f, &t) != 2) return "";
+      if (sums.count(arm) == 0) arms.push_back(arm);
+      sums[arm].first += f;
+      sums[arm].second += t;
+    }
+  }
+  std::string out = head;
+  for (const std::string& a : arms) out += fmt::format(" {} {}/{}", a, sums[a].first, sums[a].second);
+  return out + tail;
+}
+
 // Per-cell statistics, from the trial records themselves so a partial
 // (killed) campaign reports every trial that finished.
 std::map<CellKey, CellStats> gather_cells(const ResultsData& data, const std::vector<Scenario>& scenarios) {
   std::map<CellKey, CellStats> stats;
   std::map<std::string, const Scenario*> by_name;
   for (const auto& s : scenarios) by_name[s.name] = &s;
-  for (size_t ti = 0; ti < data.trials.size(); ++ti) {
+  // Each cell's trials in index order: a cell dealt over shards comes back
+  // file by file, and its first failure is its lowest failing index.
+  std::vector<size_t> order(data.trials.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return data.trials[a].trial < data.trials[b].trial; });
+  for (size_t ti : order) {
     const TrialRecord& r = data.trials[ti];
     const uint64_t cell_seed = ti < data.cell_seeds.size() ? data.cell_seeds[ti] : r.seed;
     auto& c = stats[{r.scenario, r.mitigation, r.threads, r.strategy, cell_seed}];
@@ -174,10 +208,51 @@ std::map<CellKey, CellStats> gather_cells(const ResultsData& data, const std::ve
       c.metric_values.push_back(r.metrics[metric].get<double>());
     }
   }
-  for (const auto& cl : data.cells)
-    stats[{cl.value("scenario", ""), cl.value("mitigation", ""), cl.value("threads", 0), cl.value("strategy", ""),
-           cl.value("seed", uint64_t{0})}]
-        .summary = &cl;
+  // A cell's "cell" line, or its parts' lines added up (sharded: every part
+  // that has trials must be there, none interrupted, for the cell to count as done).
+  std::map<CellKey, std::vector<const json*>> parts;
+  for (const auto& cl : data.cells) {
+    const CellKey key{cl.value("scenario", ""), cl.value("mitigation", ""), cl.value("threads", 0),
+                      cl.value("strategy", ""), cl.value("seed", uint64_t{0})};
+    if (cl.contains("part") && cl["part"].is_object())
+      parts[key].push_back(&cl);
+    else
+      stats[key].summary = &cl;
+  }
+  for (const auto& [key, lines] : parts) {
+    std::set<int64_t> seen;
+    for (const json* l : lines) seen.insert((*l)["part"].value("index", int64_t{0}));
+    const int64_t expected = (*lines.front())["part"].value("parts", int64_t{1});
+    CellStats& st = stats[key];
+    st.summary = nullptr;
+    if (static_cast<int64_t>(seen.size()) < expected) continue;  // a shard is missing: not done
+    auto whole = std::make_shared<json>(*lines.front());
+    whole->erase("part");
+    int64_t trials = 0, failures = 0;
+    double wall = 0;
+    bool interrupted = false, exhausted = true;
+    json by_outcome = json::object();
+    for (const json* l : lines) {
+      trials += l->value("trials", int64_t{0});
+      failures += l->value("failures", int64_t{0});
+      wall += l->value("wall_s", 0.0);
+      interrupted = interrupted || l->value("interrupted", false);
+      exhausted = exhausted && l->value("exhausted", false);
+      const json outcomes = l->value("by_outcome", json::object());
+      for (const auto& [o, n] : outcomes.items()) by_outcome[o] = by_outcome.value(o, int64_t{0}) + n.get<int64_t>();
+      if (l->contains("stopped")) (*whole)["stopped"] = (*l)["stopped"];
+    }
+    (*whole)["trials"] = trials;
+    (*whole)["failures"] = failures;
+    (*whole)["wall_s"] = wall;
+    (*whole)["interrupted"] = interrupted;
+    (*whole)["exhausted"] = exhausted;
+    (*whole)["by_outcome"] = by_outcome;
+    (*whole)["parts"] = static_cast<int64_t>(lines.size());
+    if (const std::string note = add_up_portfolio_notes(lines); !note.empty()) (*whole)["note"] = note;
+    st.whole = whole;
+    st.summary = whole.get();
+  }
   return stats;
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/driver.h"
+#include "engine/trial_plan.h"
 #include "engine/python_host.h"
 #include "engine/exec_host.h"
 #include "engine/run_trial.h"
@@ -85,6 +86,10 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     if (!warning.empty() && spec.warn) spec.warn(warning);
   }
   std::unique_ptr<StrategyDriver> driver = make_driver(strategy, spec.threads, spec.seed);
+  // A trial depends on its index alone (engine/trial_plan.h): a learning
+  // driver starts afresh at each block, and a part runs its blocks only.
+  const bool one_sequence = is_one_sequence(strategy);
+  int64_t driver_block = 0;
   if (w.needs_free_running && driver->controlled())
     throw std::invalid_argument(fmt::format(
         "workload '{}' races only under real concurrency (its threads are not racelab::Threads): use strategy os "
@@ -105,11 +110,18 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
   std::set<std::string> saved_classes;
   // Synchronisation racelab did not see (harness/preload/unseen.h), over all trials.
   std::map<std::string, int64_t> unseen;
+  // auto's arms: failures and trials of each, over every block.
+  std::map<std::string, std::pair<int64_t, int64_t>> arm_counts;
   auto t0 = Clock::now();
   for (int64_t trial = 0; trial < spec.max_trials; ++trial) {
+    if (!part_runs(spec.part, trial, one_sequence)) continue;
     if (spec.max_seconds > 0 && trial >= spec.min_trials &&
         std::chrono::duration<double>(Clock::now() - t0).count() >= spec.max_seconds)
       break;
+    if (const int64_t block = block_of(trial, one_sequence); block != driver_block) {
+      driver = make_driver(strategy, spec.threads, spec.seed);
+      driver_block = block;
+    }
     TrialSpec ts;
     ts.scenario = spec.scenario;
     ts.workload = spec.workload;
@@ -149,6 +161,11 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
     if (std::any_of(r.decisions.begin(), r.decisions.end(), [](const Decision& d) { return d.let_go; }))
       note_unseen("a wait with no scheduling point: a thread was let go", 1);
     driver->observe(r);
+    if (ts.strategy.contains("via")) {
+      auto& [arm_failures, arm_trials] = arm_counts[ts.strategy["via"].get<std::string>()];
+      arm_failures += is_failure(r.outcome) ? 1 : 0;
+      ++arm_trials;
+    }
 
     TrialRecord rec;
     rec.scenario = spec.scenario;
@@ -199,6 +216,17 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
   sum.pct_k = pct.k;
   sum.pct_n = pct.n;
   sum.note = driver->note();
+  if (!arm_counts.empty()) {
+    // A portfolio's arms over the whole cell, not only over the last block's driver.
+    std::string note = "auto:";
+    std::vector<std::string> arms(std::begin(kAutoArms), std::end(kAutoArms));
+    arms.push_back("os");
+    for (const std::string& arm : arms)
+      if (auto it = arm_counts.find(arm); it != arm_counts.end() || arm != "os")
+        note += fmt::format(" {} {}/{}", arm, it == arm_counts.end() ? 0 : it->second.first,
+                            it == arm_counts.end() ? 0 : it->second.second);
+    sum.note = note + " (failures/trials per strategy)";
+  }
   if (!unseen.empty()) {
     // A search over the steps racelab saw is no proof when the program also
     // waited or woke where it did not see: never "complete" then.

@@ -34,6 +34,16 @@ struct TrialRecord {
   static TrialRecord from_json(const nlohmann::json& j);
 };
 
+// Which of a cell's trials a run makes: all of them (count 1), or part
+// `index` of `count`, the blocks of trials dealt to it (engine/trial_plan.h).
+// A trial depends on its index alone, so the parts, run on different
+// machines or cores, are together the whole cell, trial for trial.
+struct CellPart {
+  int index = 0;        // 0-based
+  int count = 1;
+  uint64_t offset = 0;  // the cell's place in its campaign: where the dealing starts
+};
+
 struct CellSpec {
   std::string scenario, workload, mitigation, strategy;
   nlohmann::json knobs;
@@ -57,6 +67,7 @@ struct CellSpec {
   // before the first trial.
   bool any_program = false;
   std::function<void(const std::string&)> warn;
+  CellPart part;  // the whole cell unless a shard was dealt a part of it
 };
 
 struct CellSummary {

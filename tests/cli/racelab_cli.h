@@ -36,6 +36,10 @@ inline CliResult racelab(const std::string& args) {
   return r;
 }
 
+// `racelab ARGS` under `env ENV` (shell text: "A=1 -u B" sets A, unsets B),
+// as a job scheduler or a CI runner starts it.
+inline CliResult racelab_with_env(const std::string& env, const std::string& args);
+
 // `racelab ARGS` with each argument passed as one shell word, whatever it
 // holds (quotes, newlines, spaces).
 inline CliResult racelab_args(const std::vector<std::string>& args) {
@@ -46,6 +50,20 @@ inline CliResult racelab_args(const std::vector<std::string>& args) {
     words += "'";
   }
   return racelab(words);
+}
+
+inline CliResult racelab_with_env(const std::string& env, const std::string& args) {
+  // The command runs through popen's shell, as racelab() does, after `env`.
+  const std::string cmd = "env " + env + " " + std::string(RACELAB_EXE) + " " + args + " 2>&1";
+  CliResult r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
 }
 
 // A fresh folder under the system's temporary directory, removed at the end.

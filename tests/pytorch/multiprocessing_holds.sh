@@ -23,6 +23,7 @@ failed=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for script in "$@"; do
+  script=$(realpath "$script")  # the torch root's Python starts elsewhere
   name=$(basename "$script" .py)
   # Natively first: `python3 script.py`, in the same Python the trials use.
   if ! bash "$check" 0 "" -- bash -c 'eval "$RACELAB_PYTHON" \"\$0\"' "$script" >"$work/native.log" 2>&1; then
