@@ -11,11 +11,14 @@
 #include <fmt/format.h>
 
 #include "campaign/interrupt.h"
+#include "cli/cell_parts.h"
 #include "cli/flags.h"
 #include "engine/exec_host.h"
+#include "engine/outcome.h"
 #include "engine/python_host.h"
 #include "engine/run_trial.h"
 #include "engine/schedule_fit.h"
+#include "engine/trial_plan.h"
 #include "racelab/workload.h"
 #include "engine/supervisor.h"
 #include "racelab/exit_code.h"
@@ -200,20 +203,52 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
   for (int rc : {require_output("racelab", "--results", f.results, Output::kFile),
                  require_output("racelab", "--schedule-dir", f.spec.schedule_dir, Output::kFolder)})
     if (rc != kGoOn) return rc;
+  // A part process of `-j N` (cli/cell_parts.h): its blocks of trials, its
+  // records and summary to the parent's folder, nothing printed.
+  std::string part_dir;
+  const bool is_part = part_from_environment(&f.spec.part, &part_dir);
+  if (is_part) {
+    f.results = part_results_path(part_dir, f.spec.part.index);
+    f.quiet = true;
+    f.jobs = 1;
+    f.progress = false;
+  }
   std::unique_ptr<JsonlWriter> out;
+  std::set<std::string> shown;
+  auto take = [&](const TrialRecord& r) {
+    if (out) out->write(r.to_json());
+    if (f.pyrun && r.metrics.is_object() && r.metrics.contains("point_hits") && r.metrics["point_hits"].is_object())
+      for (const auto& [name, n] : r.metrics["point_hits"].items())
+        if (n.is_number_integer()) f.point_hits[name] += n.get<int64_t>();
+    if (!f.quiet && r.outcome != "holds" && shown.insert(r.outcome).second) print_failure(r, f.show_schedule_files);
+  };
+  const std::string strategy = f.spec.strategy.empty() ? "auto" : f.spec.strategy;
+  const int parts = static_cast<int>(std::min<int64_t>(
+      f.jobs, parts_with_trials({0, f.jobs, 0}, f.spec.max_trials, is_one_sequence(strategy))));
   try {
     if (!f.results.empty()) out = std::make_unique<JsonlWriter>(f.results);
-    std::set<std::string> shown;
-    const campaign::CellRun run = campaign::run_cell_until_interrupted(&racelab::run_cell, f.spec, [&](const TrialRecord& r) {
-      if (out) out->write(r.to_json());
-      if (f.pyrun && r.metrics.is_object() && r.metrics.contains("point_hits") && r.metrics["point_hits"].is_object())
-        for (const auto& [name, n] : r.metrics["point_hits"].items())
-          if (n.is_number_integer()) f.point_hits[name] += n.get<int64_t>();
-      if (!f.quiet && r.outcome != "holds" && shown.insert(r.outcome).second)
-        print_failure(r, f.show_schedule_files);
-    });
-    *sum = run.summary;
-    f.interrupted = run.interrupted;
+    if (parts > 1) {
+      // The parts' records come back in trial order once all have ended: the
+      // first failure of each class shown is the lowest trial, as with -j 1.
+      PartsResult got;
+      if (int rc = run_in_parts(f.argv, parts, f.spec, f.progress, &got); rc != kGoOn) return rc;
+      for (const TrialRecord& r : got.records) take(r);
+      *sum = got.summary;
+      f.interrupted = got.interrupted;
+    } else {
+      CellProgress line(f.progress, f.spec.max_trials);
+      int64_t trials = 0, failures = 0;
+      const campaign::CellRun run =
+          campaign::run_cell_until_interrupted(&racelab::run_cell, f.spec, [&](const TrialRecord& r) {
+            if (!f.quiet && r.outcome != "holds" && shown.count(r.outcome) == 0) line.done();  // the failure's lines first
+            take(r);
+            line.update(++trials, failures += is_failure(r.outcome) ? 1 : 0);
+          });
+      line.done();
+      *sum = run.summary;
+      f.interrupted = run.interrupted;
+    }
+    if (is_part) write_part_summary(part_summary_path(part_dir, f.spec.part.index), *sum);
   } catch (const ScheduleError& e) {
     std::fprintf(stderr, "racelab: %s\n", e.what());
     return kExitBadInput;
@@ -323,6 +358,16 @@ std::string schedule_source(const std::string& arg) {
 std::string minimised_path(const std::string& path) {
   return path.size() > 5 && path.substr(path.size() - 5) == ".json" ? path.substr(0, path.size() - 5) + ".min.json"
                                                                       : path + ".min";
+}
+
+void add_parallel_flags(CLI::App& app, CellFlags& flags, int argc, char** argv) {
+  flags.argv.assign(argv, argv + argc);
+  app.add_option("-j,--jobs", flags.jobs,
+                 "Spread the cell's trials over this many processes (blocks of trials dealt over them: the same "
+                 "trials as -j 1, trial for trial)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  app.add_flag("!--no-progress", flags.progress, "No live progress line on a terminal");
 }
 
 void add_failure_output_flags(CLI::App& app, CellFlags& flags) {

@@ -36,6 +36,11 @@ struct CellFlags {
   bool quiet = false;
   bool show_schedule_files = true;  // false: the caller moves them (reproduce)
   bool interrupted = false;         // set by run_cell_flags: Ctrl-C stopped the cell (campaign/interrupt.h)
+  // -j N: the cell's trials over N part processes (cli/cell_parts.h), which
+  // rerun this command line (`argv`, as the command got it).
+  int jobs = 1;
+  bool progress = true;  // the live line on a terminal (--no-progress: off)
+  std::vector<std::string> argv;
 
   // exec_only: `racelab exec` (no --exec flag, no workload, no knobs).
   void add(CLI::App& app, const std::string& default_strategy, int64_t default_budget, bool exec_only = false);
@@ -70,6 +75,10 @@ void print_summary(const CellSpec& spec, const CellSummary& sum);
 // --schedule-dir and --stop-at-first-failure: the failure-output flags of every
 // command that runs one cell (run, exec, pyrun).
 void add_failure_output_flags(CLI::App& app, CellFlags& flags);
+
+// -j/--jobs and --no-progress, for run, exec, pyrun and reproduce; keeps the
+// command's argv for the part processes -j starts.
+void add_parallel_flags(CLI::App& app, CellFlags& flags, int argc, char** argv);
 
 // The tail of those commands: runs the cell, prints its summary, and returns
 // the exit code (kExitInterrupted after a Ctrl-C, the summary then of the

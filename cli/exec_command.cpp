@@ -20,6 +20,7 @@ int exec_command(int argc, char** argv) {
   CellFlags f;
   f.add(app, "auto", 100, /*exec_only=*/true);
   add_failure_output_flags(app, f);
+  add_parallel_flags(app, f, argc, argv);
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   return run_cell_and_summarise(f);
 }

@@ -58,6 +58,7 @@ int pyrun_command(int argc, char** argv) {
   app.add_option("-n,--budget", f.spec.max_trials, "Maximum trials")->check(positive_integer())->capture_default_str();
   app.add_option("--results", f.results, "Append every trial to this JSONL file");
   add_failure_output_flags(app, f);
+  add_parallel_flags(app, f, argc, argv);
   app.add_option("--timeout", f.spec.trial_timeout_s, "Seconds before a trial counts as hung")
       ->check(positive_seconds())
       ->capture_default_str();

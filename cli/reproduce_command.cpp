@@ -21,6 +21,7 @@ int reproduce_command(int argc, char** argv) {
                argv[0]};
   CellFlags f;
   f.add(app, "auto", 1000);
+  add_parallel_flags(app, f, argc, argv);
   std::string out_path;
   bool no_minimize = false;
   int64_t min_budget = 400;

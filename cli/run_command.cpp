@@ -16,6 +16,7 @@ int run_command(int argc, char** argv) {
   CellFlags f;
   f.add(app, "auto", 100);
   add_failure_output_flags(app, f);
+  add_parallel_flags(app, f, argc, argv);
   if (int rc = parse_flags(app, argc, argv); rc != kGoOn) return rc;
   return run_cell_and_summarise(f);
 }

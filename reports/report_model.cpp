@@ -2,18 +2,17 @@
 // the timeline choice. Everything a renderer shows is decided here.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "engine/driver.h"
+#include "engine/trial_plan.h"
 #include "engine/outcome.h"
 #include "reports/beside_model.h"
 #include "campaign/matrix.h"
@@ -129,32 +128,6 @@ Campaign read_campaign(const ResultsData& data) {
   return c;
 }
 
-// auto's notes ("auto: surw 3/20 pos 0/5 pct:3 1/5 (failures/trials per
-// strategy)") of a cell's parts, added up arm by arm; "" when they are not all such.
-std::string add_up_portfolio_notes(const std::vector<const json*>& parts) {
-  std::vector<std::string> arms;  // in the notes' order
-  std::map<std::string, std::pair<int64_t, int64_t>> sums;
-  const std::string head = "auto:", tail = " (failures/trials per strategy)";
-  for (const json* p : parts) {
-    const std::string note = p->value("note", "");
-    if (note.rfind(head, 0) != 0 || note.size() < head.size() + tail.size() ||
-        note.compare(note.size() - tail.size(), tail.size(), tail) != 0)
-      return "";
-    std::istringstream in(note.substr(head.size(), note.size() - head.size() - tail.size()));
-    std::string arm, ratio;
-    while (in >> arm >> ratio) {
-      long long f = 0, t = 0;
-      if (std::sscanf(ratio.c_str(), "%lld/%lld", &f, &t) != 2) return "";
-      if (sums.count(arm) == 0) arms.push_back(arm);
-      sums[arm].first += f;
-      sums[arm].second += t;
-    }
-  }
-  std::string out = head;
-  for (const std::string& a : arms) out += fmt::format(" {} {}/{}", a, sums[a].first, sums[a].second);
-  return out + tail;
-}
-
 // Per-cell statistics, from the trial records themselves so a partial
 // (killed) campaign reports every trial that finished.
 std::map<CellKey, CellStats> gather_cells(const ResultsData& data, const std::vector<Scenario>& scenarios) {
@@ -249,7 +222,9 @@ std::map<CellKey, CellStats> gather_cells(const ResultsData& data, const std::ve
     (*whole)["exhausted"] = exhausted;
     (*whole)["by_outcome"] = by_outcome;
     (*whole)["parts"] = static_cast<int64_t>(lines.size());
-    if (const std::string note = add_up_portfolio_notes(lines); !note.empty()) (*whole)["note"] = note;
+    std::vector<std::string> notes;
+    for (const json* l : lines) notes.push_back(l->value("note", ""));
+    if (const std::string note = add_up_portfolio_notes(notes); !note.empty()) (*whole)["note"] = note;
     st.whole = whole;
     st.summary = whole.get();
   }

@@ -1,6 +1,11 @@
 #include "engine/trial_plan.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
 
 #include "engine/driver.h"
 
@@ -35,6 +40,30 @@ int parts_with_trials(const CellPart& part, int64_t max_trials, bool one_sequenc
   if (part.count <= 1 || max_trials <= 0) return 1;
   const int64_t blocks = one_sequence ? 1 : (max_trials + kTrialBlock - 1) / kTrialBlock;
   return static_cast<int>(std::min<int64_t>(blocks, part.count));
+}
+
+std::string add_up_portfolio_notes(const std::vector<std::string>& notes) {
+  const std::string head = "auto:", tail = " (failures/trials per strategy)";
+  std::vector<std::string> arms;  // in the notes' order
+  std::map<std::string, std::pair<long long, long long>> sums;
+  for (const std::string& note : notes) {
+    if (note.rfind(head, 0) != 0 || note.size() < head.size() + tail.size() ||
+        note.compare(note.size() - tail.size(), tail.size(), tail) != 0)
+      return "";
+    std::istringstream in(note.substr(head.size(), note.size() - head.size() - tail.size()));
+    std::string arm, ratio;
+    while (in >> arm >> ratio) {
+      long long f = 0, t = 0;
+      if (std::sscanf(ratio.c_str(), "%lld/%lld", &f, &t) != 2) return "";
+      if (sums.count(arm) == 0) arms.push_back(arm);
+      sums[arm].first += f;
+      sums[arm].second += t;
+    }
+  }
+  if (arms.empty()) return "";
+  std::string out = head;
+  for (const std::string& a : arms) out += fmt::format(" {} {}/{}", a, sums[a].first, sums[a].second);
+  return out + tail;
 }
 
 }  // namespace racelab

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/cell.h"
 
@@ -43,6 +44,11 @@ bool part_has_trials(const CellPart& part, int64_t max_trials, bool one_sequence
 // (a cell of 3 blocks over 4 shards has 3): a merge knows a cell is whole
 // when it has seen that many.
 int parts_with_trials(const CellPart& part, int64_t max_trials, bool one_sequence);
+
+// auto's notes of a cell's parts ("auto: surw 3/20 pos 0/5 pct:3 1/5
+// (failures/trials per strategy)", engine/cell.cpp), added up arm by arm
+// into the whole cell's; "" when they are not all such notes.
+std::string add_up_portfolio_notes(const std::vector<std::string>& notes);
 
 }  // namespace racelab
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <string>
@@ -146,4 +147,63 @@ TEST(ScaleOut, ShardAutoWithNothingToReadIsABadFlagNamingWhatItLookedFor) {
   EXPECT_EQ(k8s.code, 2) << k8s.output;
   EXPECT_NE(k8s.output.find("RACELAB_SHARD_COUNT"), std::string::npos) << k8s.output;
   EXPECT_FALSE(fs::exists(d.file("none/results.jsonl")));
+}
+
+// -j N for one cell (cli/cell_parts.h): the same trials as -j 1, trial for
+// trial, under a strategy that learns; the summary the same.
+TEST(OneCell, JobsTwoRunsTheSameTrialsAsJobsOne) {
+  ScratchDir d;
+  std::map<int, Trials> by_jobs;
+  std::map<int, std::string> summaries;
+  for (int jobs : {1, 2, 3}) {
+    const std::string results = d.file("j" + std::to_string(jobs) + ".jsonl");
+    const auto r = rl("run direct_leak -s auto -n 200 --seed 9 --no-progress -j " + std::to_string(jobs) +
+                      " --results " + results);
+    ASSERT_EQ(r.code, 1) << r.output;  // the race is found
+    std::ifstream in(results);
+    for (std::string line; std::getline(in, line);) {
+      const json t = json::parse(line);
+      by_jobs[jobs][t["trial"].get<int64_t>()] = {t["seed"].get<uint64_t>(), t["outcome"].get<std::string>(),
+                                                  t["steps"].get<int64_t>(),
+                                                  t["metrics"].value("strategy_used", "")};
+    }
+    // Everything but the timing line.
+    std::istringstream lines(r.output);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("trials/s") == std::string::npos) summaries[jobs] += line + "\n";
+  }
+  ASSERT_EQ(by_jobs[1].size(), 200u);
+  EXPECT_EQ(by_jobs[2], by_jobs[1]) << "-j 2 ran other trials than -j 1";
+  EXPECT_EQ(by_jobs[3], by_jobs[1]) << "-j 3 ran other trials than -j 1";
+  EXPECT_EQ(summaries[2], summaries[1]);
+  EXPECT_EQ(summaries[3], summaries[1]);
+}
+
+TEST(OneCell, APartThatRefusesItsInputIsTheCommandsBadInput) {
+  const auto r = rl("run direct_leak -n 100 -j 2 --no-progress -k no_such_knob=1");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("no_such_knob"), std::string::npos) << r.output;
+}
+
+// On a terminal (script(1) gives it one) `run` shows a line that updates as
+// trials end; with --no-progress, or with no terminal, none.
+TEST(OneCell, ATerminalShowsAProgressLineThatUpdates) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1)";
+  ScratchDir d;
+  const std::string typescript = d.file("typescript");
+  const std::string cmd = "script -qfec '" + std::string(RACELAB_EXE) + " run direct_leak -s random -n 3000' " +
+                          typescript + " >/dev/null 2>&1";
+  ASSERT_NE(std::system(cmd.c_str()), -1);
+  std::ifstream in(typescript);
+  const std::string screen((std::istreambuf_iterator<char>(in)), {});
+  std::vector<long> done;
+  for (size_t at = screen.find("\r\33[K["); at != std::string::npos; at = screen.find("\r\33[K[", at + 1))
+    done.push_back(std::strtol(screen.c_str() + at + 5, nullptr, 10));
+  ASSERT_GE(done.size(), 2u) << "no progress line that updates:\n" << screen.substr(0, 2000);
+  EXPECT_TRUE(std::is_sorted(done.begin(), done.end()));
+  EXPECT_GT(done.back(), done.front());
+  EXPECT_NE(screen.find("trials/s"), std::string::npos);
+  EXPECT_NE(screen.find("left"), std::string::npos);
+  const auto quiet = rl("run direct_leak -s random -n 50");  // no terminal: popen
+  EXPECT_EQ(quiet.output.find("\33[K"), std::string::npos) << quiet.output;
 }
