@@ -129,7 +129,7 @@ std::vector<PlannedCell> select_shard(const std::vector<PlannedCell>& cells, con
   for (const auto& c : cells) {
     PlannedCell mine = c;
     mine.spec.part = {shard.index, shard.count, static_cast<uint64_t>(c.index)};
-    if (part_has_trials(mine.spec.part, c.spec.max_trials, is_one_sequence(c.spec.strategy))) out.push_back(mine);
+    if (part_has_trials(mine.spec.part, c.spec.max_trials, trial_block(c.spec.strategy))) out.push_back(mine);
   }
   return out;
 }

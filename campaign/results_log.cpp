@@ -59,7 +59,7 @@ json ResultsWriter::cell(const CellSpec& spec, const CellSummary& summary, bool 
   if (spec.part.count > 1)
     c["part"] = {{"index", spec.part.index + 1},
                  {"of", spec.part.count},
-                 {"parts", parts_with_trials(spec.part, spec.max_trials, is_one_sequence(spec.strategy))}};
+                 {"parts", parts_with_trials(spec.part, spec.max_trials, trial_block(spec.strategy))}};
   // A cell its expectation decided before its budget ran out (matrix.h, kRateTrials).
   if (spec.stop_at_first_failure && summary.failures > 0 && summary.trials < spec.max_trials && !interrupted)
     c["stopped"] = "decided";

@@ -224,7 +224,7 @@ int run_cell_flags(CellFlags& f, CellSummary* sum) {
   };
   const std::string strategy = f.spec.strategy.empty() ? "auto" : f.spec.strategy;
   const int parts = static_cast<int>(std::min<int64_t>(
-      f.jobs, parts_with_trials({0, f.jobs, 0}, f.spec.max_trials, is_one_sequence(strategy))));
+      f.jobs, parts_with_trials({0, f.jobs, 0}, f.spec.max_trials, trial_block(strategy))));
   try {
     if (!f.results.empty()) out = std::make_unique<JsonlWriter>(f.results);
     if (parts > 1) {

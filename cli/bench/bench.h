@@ -111,6 +111,11 @@ json bench_memory(const Options& o);
 // this binary; the nanoseconds a bench program wrote to `path`; one cell of
 // `racelab exec` trials of argv, after a first trial that warms the worker.
 std::string bench_program(const std::string& name);
+// The same cell at -j 1 and -j `jobs` (cli/cell_parts.h), run by the lean
+// racelab in turn, `runs` times each (a change in load touches both): the
+// median wall time of each and -j N's speed-up. `cmd` is the command and its
+// flags before `-j` ("exec -n 100 -q --no-progress -- PROGRAM").
+json jobs_speed_up(const std::vector<std::string>& cmd, int jobs, int runs);
 double read_ns(const std::string& path);
 CellRun exec_cell(const std::vector<std::string>& argv, bool fork_server, const std::string& strategy, int64_t n);
 

@@ -97,6 +97,28 @@ json bench_start_up(const Options& o) {
   return out;
 }
 
+json jobs_speed_up(const std::vector<std::string>& cmd, int jobs, int runs) {
+  json out;
+  const std::string racelab = bench_program("racelab");
+  std::vector<double> one, many;
+  for (int i = 0; i < runs; ++i) {
+    for (int j : {1, jobs}) {
+      std::vector<std::string> argv = {racelab, cmd.front(), "-j", std::to_string(j)};
+      argv.insert(argv.end(), cmd.begin() + 1, cmd.end());
+      const double ms = launch_ms(argv);  // exit 1 (a race found) counts as a run too: see below
+      (j == 1 ? one : many).push_back(ms);
+    }
+  }
+  for (const auto* v : {&one, &many})
+    if (std::find(v->begin(), v->end(), -1.0) != v->end()) {
+      out["skipped"] = "a run did not exit 0 (the cell must hold)";
+      return out;
+    }
+  const double a = median(one), b = median(many);
+  out = {{"runs", runs}, {"jobs", jobs}, {"j1_ms", a}, {"jN_ms", b}, {"speed_up", a / std::max(1e-9, b)}};
+  return out;
+}
+
 CellRun exec_cell(const std::vector<std::string>& argv, bool fork_server, const std::string& strategy, int64_t n) {
   ExecProgram p;
   p.argv = argv;
@@ -157,6 +179,9 @@ json bench_exec(const Options& o) {
                          {"preloaded_over_native", loaded / std::max(1e-9, native_big)}};
   std::remove(file.c_str());
   out["start_up"] = bench_start_up(o);
+  // One cell's trials over 2 processes (-j 2) against one, on a program that holds.
+  out["jobs"] = jobs_speed_up({"exec", "-n", o.quick ? "40" : "400", "-s", "random", "--no-progress", "--", target, "2"},
+                              2, o.quick ? 1 : 3);
   return out;
 }
 

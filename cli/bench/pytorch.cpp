@@ -152,6 +152,12 @@ json bench_pytorch(const Options& o) {
   }
   out["point_overhead"] = overhead;
   out["script_trial"] = script_trial_split(o, startup_ms);
+  // One pyrun cell over 2 processes against one: the drafter script's fixed
+  // variant (it holds), each trial the compile it must redo.
+  if (std::ifstream(kDrafterScript))
+    out["pyrun_jobs"] = jobs_speed_up(
+        {"pyrun", "-n", o.quick ? "4" : "16", "-m", "lock_all", "-s", "random", "--no-progress", "--", kDrafterScript},
+        2, 1);
   return out;
 }
 

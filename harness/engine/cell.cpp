@@ -88,7 +88,7 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
   std::unique_ptr<StrategyDriver> driver = make_driver(strategy, spec.threads, spec.seed);
   // A trial depends on its index alone (engine/trial_plan.h): a learning
   // driver starts afresh at each block, and a part runs its blocks only.
-  const bool one_sequence = is_one_sequence(strategy);
+  const int64_t block_length = trial_block(strategy);
   int64_t driver_block = 0;
   if (w.needs_free_running && driver->controlled())
     throw std::invalid_argument(fmt::format(
@@ -114,11 +114,12 @@ CellSummary run_cell(const CellSpec& spec, const std::function<void(const TrialR
   std::map<std::string, std::pair<int64_t, int64_t>> arm_counts;
   auto t0 = Clock::now();
   for (int64_t trial = 0; trial < spec.max_trials; ++trial) {
-    if (!part_runs(spec.part, trial, one_sequence)) continue;
+    if (!part_runs(spec.part, trial, block_length)) continue;
     if (spec.max_seconds > 0 && trial >= spec.min_trials &&
         std::chrono::duration<double>(Clock::now() - t0).count() >= spec.max_seconds)
       break;
-    if (const int64_t block = block_of(trial, one_sequence); block != driver_block) {
+    // A learning driver starts afresh at each block; the others learn nothing to forget.
+    if (const int64_t block = block_of(trial, block_length); block_length > 1 && block != driver_block) {
       driver = make_driver(strategy, spec.threads, spec.seed);
       driver_block = block;
     }

@@ -11,34 +11,44 @@
 
 namespace racelab {
 
-bool is_one_sequence(const std::string& strategy) {
+int64_t trial_block(const std::string& strategy) {
+  StrategyName sn;
   try {
-    return parse_strategy(strategy).exhaustive();
+    sn = parse_strategy(strategy);
   } catch (...) {
-    return false;  // not a strategy: run_cell refuses it with its own message
+    return 1;
+  }
+  if (sn.exhaustive()) return 0;
+  switch (sn.kind) {
+    case StrategyName::Kind::kPct:
+    case StrategyName::Kind::kSurw:
+    case StrategyName::Kind::kAuto:
+      return kLearningBlock;
+    default:
+      return 1;
   }
 }
 
-int64_t block_of(int64_t trial, bool one_sequence) { return one_sequence ? 0 : trial / kTrialBlock; }
+int64_t block_of(int64_t trial, int64_t block) { return block <= 0 ? 0 : trial / block; }
 
-bool part_runs(const CellPart& part, int64_t trial, bool one_sequence) {
+bool part_runs(const CellPart& part, int64_t trial, int64_t block) {
   if (part.count <= 1) return true;
-  const uint64_t b = static_cast<uint64_t>(block_of(trial, one_sequence));
+  const uint64_t b = static_cast<uint64_t>(block_of(trial, block));
   return static_cast<int>((part.offset + b) % static_cast<uint64_t>(part.count)) == part.index;
 }
 
-bool part_has_trials(const CellPart& part, int64_t max_trials, bool one_sequence) {
+bool part_has_trials(const CellPart& part, int64_t max_trials, int64_t block) {
   if (part.count <= 1) return true;
   // The blocks 0..blocks-1 go to parts offset, offset+1, ... (mod count): this
   // part has one when its distance from the offset is below the block count.
   const uint64_t n = static_cast<uint64_t>(part.count);
   const uint64_t distance = (static_cast<uint64_t>(part.index) + n - part.offset % n) % n;
-  return static_cast<int64_t>(distance) < parts_with_trials(part, max_trials, one_sequence);
+  return static_cast<int64_t>(distance) < parts_with_trials(part, max_trials, block);
 }
 
-int parts_with_trials(const CellPart& part, int64_t max_trials, bool one_sequence) {
+int parts_with_trials(const CellPart& part, int64_t max_trials, int64_t block) {
   if (part.count <= 1 || max_trials <= 0) return 1;
-  const int64_t blocks = one_sequence ? 1 : (max_trials + kTrialBlock - 1) / kTrialBlock;
+  const int64_t blocks = block <= 0 ? 1 : (max_trials + block - 1) / block;
   return static_cast<int>(std::min<int64_t>(blocks, part.count));
 }
 
