@@ -27,6 +27,7 @@ A script that cannot be found or compiled is BadScript: bad input (exit 3),
 never a trial's outcome.
 """
 import builtins
+import contextlib
 import hashlib
 import importlib.machinery
 import os
@@ -36,7 +37,7 @@ import threading
 import traceback
 import types
 
-from . import bridge, torch_state
+from . import bridge, script_mitigations, torch_state
 
 
 class BadScript(Exception):
@@ -203,13 +204,19 @@ def _configure_points(specs, script, monitor):
 class ScriptTrial:
     """racelab pyrun's trial: the script as __main__ on managed thread 0.
     Every thread it starts is managed (racelab.sync); the torch state oracles
-    apply as for the built-in workloads. The mitigation is the script's to
-    apply: it reads $RACELAB_MITIGATION."""
+    apply as for the built-in workloads. A bare mitigation name is the
+    script's to apply: it reads $RACELAB_MITIGATION; racelab:NAME is
+    racelab's, applied around the unedited script (script_mitigations.py)."""
 
     module = None  # the last run's __main__, kept until the next run (daemon threads may still use it)
     siblings = []  # the modules the last run imported from the script's directory (dropped after it)
 
     def __init__(self, knobs, mitigation, threads, seed, monitor):
+        if script_mitigations.racelab_name(mitigation) is not None:
+            try:
+                script_mitigations.check(script_mitigations.racelab_name(mitigation))
+            except script_mitigations.Refused as e:
+                raise BadScript(str(e)) from None
         self.script, self.args = knobs["script"], [str(a) for a in knobs["args"]]
         self.path, self.code = load(self.script)
         self.mitigation, self.seed, self.monitor = mitigation, seed, monitor
@@ -232,7 +239,11 @@ class ScriptTrial:
         here = os.path.dirname(os.path.realpath(self.path))
         sys.argv = [self.script] + self.args
         sys.path[:] = [here] + [p for p in saved_path if p not in ("", here)]
-        os.environ["RACELAB_MITIGATION"] = mitigation
+        ours = script_mitigations.racelab_name(mitigation)
+        if ours is None:
+            os.environ["RACELAB_MITIGATION"] = mitigation  # the user's own fix: the script applies it
+        else:
+            os.environ.pop("RACELAB_MITIGATION", None)  # racelab's: applied around the script, unseen by it
         os.environ["RACELAB_SEED"] = str(self.seed)
         _forget_module_aliases(["__main__"] + ScriptTrial.siblings)
         mod = types.ModuleType("__main__")
@@ -245,9 +256,11 @@ class ScriptTrial:
         threads_before = set(threading.enumerate())
         mp_before = _mp_snapshot()
         status = 0
+        applied = script_mitigations.Applied(ours) if ours is not None else contextlib.nullcontext()
         try:
             try:
-                exec(self.code, mod.__dict__)
+                with applied:
+                    exec(self.code, mod.__dict__)
             except SystemExit as e:
                 if e.code is None:
                     status = 0
