@@ -77,7 +77,8 @@ json pyrun_knobs_of(const json& pyrun, const json& command, const std::string& f
     replace_all(&s, "{threads}", std::to_string(threads));
     argv.push_back(s);
   }
-  std::string script = argv[0];
+  const PyrunTarget target = parse_pyrun_target(argv[0]);  // SCRIPT or SCRIPT::FUNCTION
+  std::string script = target.script;
   if (script.front() != '/') {
     fs::path dir = fs::path(file).parent_path();
     if (dir.empty()) dir = ".";
@@ -88,6 +89,7 @@ json pyrun_knobs_of(const json& pyrun, const json& command, const std::string& f
   json args = json::array();
   for (size_t i = 1; i < argv.size(); ++i) args.push_back(argv[i]);
   json knobs = {{"script", script}, {"args", args}, {"let_go_cpu_ms", pyrun.value("let_go_cpu_ms", 2000)}};
+  if (!target.function.empty()) knobs["function"] = target.function;
   const std::string id = program_id(script);
   if (id.rfind("0:", 0) != 0) knobs["script_id"] = id;
   for (const char* k : {"fail_on_output", "expect_exit", "points"})

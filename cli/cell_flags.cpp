@@ -103,11 +103,13 @@ std::vector<std::string> pyrun_knob_flags(const std::vector<std::string>& script
   for (size_t i = 1; i < script_argv.size(); ++i) args.push_back(script_argv[i]);
   // let_go_cpu_ms as pyrun's default, in the knobs so a schedule records it
   // (the host reads the trial's knobs, not the workload's defaults).
-  std::vector<std::string> out = {"script=" + nlohmann::json(script_argv.at(0)).dump(), "args=" + args.dump(),
+  const PyrunTarget target = parse_pyrun_target(script_argv.at(0));
+  std::vector<std::string> out = {"script=" + nlohmann::json(target.script).dump(), "args=" + args.dump(),
                                   "let_go_cpu_ms=2000"};
+  if (!target.function.empty()) out.push_back("function=" + nlohmann::json(target.function).dump());
   // The script as racelab sees it from here; a path only the Python sees
   // (another root) has no id, and the worker still finds it or says why.
-  const std::string id = program_id(script_argv.at(0));
+  const std::string id = program_id(target.script);
   if (id.rfind("0:", 0) != 0) out.push_back("script_id=" + nlohmann::json(id).dump());
   return out;
 }

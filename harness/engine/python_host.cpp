@@ -154,6 +154,12 @@ std::string probe_torch_version(const std::string& cmd, std::string* why) {
   return "";
 }
 
+PyrunTarget parse_pyrun_target(const std::string& arg) {
+  const size_t at = arg.rfind("::");
+  if (at == std::string::npos || at == 0) return {arg, ""};
+  return {arg.substr(0, at), arg.substr(at + 2)};
+}
+
 Supervisor& supervisor_for(const Workload& w) {
   if (w.host.empty()) return default_supervisor();
   if (w.host != kPythonHost)

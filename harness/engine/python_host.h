@@ -34,6 +34,16 @@ inline constexpr const char* kPythonHost = "python";
 // $RACELAB_MITIGATION), so any name is accepted.
 inline constexpr const char* kPythonScriptWorkload = "python_script";
 
+// pyrun's target: a script (`train.py`), or one function of it as the trial
+// (`train.py::step_all`, pytest's node-id shape: the module is imported once
+// per worker, natively, and each trial calls the function). The script's
+// path and the function name ("" for a whole script); the two are knobs of
+// python_script (script, function), so a schedule names both.
+struct PyrunTarget {
+  std::string script, function;
+};
+PyrunTarget parse_pyrun_target(const std::string& arg);
+
 // `--python CMD`; an empty command falls back to $RACELAB_PYTHON.
 void set_python_command(const std::string& cmd);
 // The command in force ("" when neither the flag nor the variable gives one).

@@ -219,6 +219,9 @@ class ScriptTrial:
                 raise BadScript(str(e)) from None
         self.script, self.args = knobs["script"], [str(a) for a in knobs["args"]]
         self.path, self.code = load(self.script)
+        self.function = knobs.get("function") or ""
+        if self.function:
+            self.fn = self._imported_function()
         self.mitigation, self.seed, self.monitor = mitigation, seed, monitor
         self.expect_exit = int(knobs.get("expect_exit", 0))
         self.fail_on_output = knobs.get("fail_on_output") or ""
@@ -228,6 +231,53 @@ class ScriptTrial:
             except re.error as e:
                 raise BadScript(f"fail_on_output {self.fail_on_output!r}: {e}") from None
         _configure_points(knobs.get("points"), self.script, monitor)
+
+    # --- FILE::FUNCTION: the module once, the function per trial --------------
+    imported = {}  # (path, code) -> the module, imported once per worker
+
+    def _imported_function(self):
+        """The trial's function, from the script imported as a module (named
+        for its file, as pytest imports a test file), natively, once per
+        worker: its module-level set-up (data, model, warm-up) is paid once.
+        BadScript names what cannot be a trial: an import that fails, a name
+        that is not there or not callable, a function that needs arguments."""
+        key = (self.path, self.code)
+        mod = ScriptTrial.imported.get(key)
+        if mod is None:
+            name = os.path.splitext(os.path.basename(self.path))[0]
+            here = os.path.dirname(os.path.realpath(self.path))
+            mod = types.ModuleType(name)
+            mod.__dict__.update(__file__=self.path, __builtins__=builtins,
+                                __loader__=importlib.machinery.SourceFileLoader(name, self.path))
+            saved_path = list(sys.path)
+            sys.path[:] = [here] + [p for p in saved_path if p not in ("", here)]
+            sys.modules[name] = mod
+            try:
+                exec(self.code, mod.__dict__)
+            except BaseException as e:  # noqa: BLE001 -- the module's failure is the user's input
+                sys.modules.pop(name, None)
+                raise BadScript(f"{self.script}::{self.function}: importing {self.script} failed: "
+                                f"{_describe(e)}") from None
+            finally:
+                sys.path[:] = saved_path
+            ScriptTrial.imported[key] = mod
+        fn = getattr(mod, self.function, None)
+        if fn is None or not callable(fn):
+            have = sorted(n for n, v in vars(mod).items() if callable(v) and not n.startswith("_")
+                          and getattr(v, "__module__", None) == mod.__name__)
+            raise BadScript(f"{self.script}::{self.function}: {self.script} has no function {self.function!r}"
+                            f" (it has: {', '.join(have) or 'none'})")
+        import inspect
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):
+            params = []
+        needs = [p.name for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY,
+                 p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        if needs:
+            raise BadScript(f"{self.script}::{self.function}: the function needs arguments ({', '.join(needs)}); "
+                            f"a trial calls it with none (give them defaults, or wrap it in one that takes none)")
+        return fn
 
     # --- one run of the script as `python script.py` -------------------------
     def _exec(self, errors, mitigation, on_main_done=None):
@@ -245,13 +295,19 @@ class ScriptTrial:
         else:
             os.environ.pop("RACELAB_MITIGATION", None)  # racelab's: applied around the script, unseen by it
         os.environ["RACELAB_SEED"] = str(self.seed)
-        _forget_module_aliases(["__main__"] + ScriptTrial.siblings)
-        mod = types.ModuleType("__main__")
-        mod.__dict__.update(__file__=self.path, __spec__=None, __package__=None, __cached__=None,
-                            __builtins__=builtins,
-                            __loader__=importlib.machinery.SourceFileLoader("__main__", self.path))
-        ScriptTrial.module = mod
-        sys.modules["__main__"] = mod
+        if self.function:
+            body = self.fn  # the module stays imported: its set-up is the worker's, once
+        else:
+            _forget_module_aliases(["__main__"] + ScriptTrial.siblings)
+            mod = types.ModuleType("__main__")
+            mod.__dict__.update(__file__=self.path, __spec__=None, __package__=None, __cached__=None,
+                                __builtins__=builtins,
+                                __loader__=importlib.machinery.SourceFileLoader("__main__", self.path))
+            ScriptTrial.module = mod
+            sys.modules["__main__"] = mod
+
+            def body():
+                exec(self.code, mod.__dict__)
         modules_before = set(sys.modules)
         threads_before = set(threading.enumerate())
         mp_before = _mp_snapshot()
@@ -260,7 +316,7 @@ class ScriptTrial:
         try:
             try:
                 with applied:
-                    exec(self.code, mod.__dict__)
+                    body()
             except SystemExit as e:
                 if e.code is None:
                     status = 0
@@ -291,7 +347,7 @@ class ScriptTrial:
                 else:
                     os.environ[k] = v
             ScriptTrial.siblings = []
-            for name in set(sys.modules) - modules_before:
+            for name in (set(sys.modules) - modules_before) if not self.function else ():
                 f = getattr(sys.modules.get(name), "__file__", None) or ""
                 if f and os.path.realpath(f).startswith(here + os.sep):
                     del sys.modules[name]
