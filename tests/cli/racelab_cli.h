@@ -21,12 +21,11 @@ struct CliResult {
   std::string output;  // stdout + stderr
 };
 
-// `racelab ARGS` through the shell (ARGS is shell text); a death by signal S
-// reads as 128 + S, as a shell reports it.
-inline CliResult racelab(const std::string& args) {
-  const std::string cmd = std::string(RACELAB_EXE) + " " + args + " 2>&1";
+// A shell command line, run through popen with its stderr joined to its
+// stdout; a death by signal S reads as 128 + S, as a shell reports it.
+inline CliResult run_shell(const std::string& command) {
   CliResult r;
-  FILE* p = ::popen(cmd.c_str(), "r");
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
   if (p == nullptr) return r;
   char buf[4096];
   size_t n;
@@ -36,9 +35,14 @@ inline CliResult racelab(const std::string& args) {
   return r;
 }
 
-// `racelab ARGS` under `env ENV` (shell text: "A=1 -u B" sets A, unsets B),
+// `racelab ARGS` through the shell (ARGS is shell text).
+inline CliResult racelab(const std::string& args) { return run_shell(std::string(RACELAB_EXE) + " " + args); }
+
+// `racelab ARGS` under `env ENV` (shell text: "-u B A=1" unsets B, sets A),
 // as a job scheduler or a CI runner starts it.
-inline CliResult racelab_with_env(const std::string& env, const std::string& args);
+inline CliResult racelab_with_env(const std::string& env, const std::string& args) {
+  return run_shell("env " + env + " " + std::string(RACELAB_EXE) + " " + args);
+}
 
 // `racelab ARGS` with each argument passed as one shell word, whatever it
 // holds (quotes, newlines, spaces).
@@ -50,20 +54,6 @@ inline CliResult racelab_args(const std::vector<std::string>& args) {
     words += "'";
   }
   return racelab(words);
-}
-
-inline CliResult racelab_with_env(const std::string& env, const std::string& args) {
-  // The command runs through popen's shell, as racelab() does, after `env`.
-  const std::string cmd = "env " + env + " " + std::string(RACELAB_EXE) + " " + args + " 2>&1";
-  CliResult r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
 }
 
 // A fresh folder under the system's temporary directory, removed at the end.

@@ -11,17 +11,14 @@
 
 #include "engine/scheduler.h"
 #include "engine/strategy.h"
+#include "two_managed_threads.h"
 
 using racelab::Scheduler;
+using racelab::testing::kSecond;
+using racelab::testing::non_preemptive;
+using racelab::testing::run_two;
 
 namespace {
-
-constexpr int64_t kSecond = 1000000000;
-
-// Non-preemptive: keep the requester while it can run.
-std::unique_ptr<racelab::Strategy> non_preemptive() {
-  return racelab::make_strategy({{"kind", "follow"}, {"prefix", nlohmann::json::array()}}, 1);
-}
 
 // A real wait for `flag`, bounded so that a broken step_out fails the test
 // instead of hanging it. True when the flag came.
@@ -32,24 +29,6 @@ bool wait_for_real(const std::atomic<bool>& flag) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return true;
-}
-
-template <class Main, class Child>
-void run_two(Scheduler& s, Main main_body, Child child_body) {
-  std::thread main_thread([&] {
-    s.enter_main();
-    const int id = s.on_thread_create();
-    std::thread child([&, id] {
-      s.on_thread_start(id);
-      child_body();
-      s.on_thread_end(id);
-    });
-    main_body(id);
-    s.on_join(id);
-    child.join();
-    s.exit_main();
-  });
-  main_thread.join();
 }
 
 }  // namespace

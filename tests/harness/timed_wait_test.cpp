@@ -11,38 +11,13 @@
 #include "engine/run_trial.h"
 #include "engine/scheduler.h"
 #include "engine/strategy.h"
+#include "two_managed_threads.h"
 
 using racelab::Scheduler;
+using racelab::testing::kSecond;
+using racelab::testing::non_preemptive;
+using racelab::testing::run_two;
 
-namespace {
-
-constexpr int64_t kSecond = 1000000000;
-
-// Non-preemptive: keep the requester while it can run.
-std::unique_ptr<racelab::Strategy> non_preemptive() {
-  return racelab::make_strategy({{"kind", "follow"}, {"prefix", nlohmann::json::array()}}, 1);
-}
-
-// Thread 0 runs `main_body(child_id)`, thread 1 runs `child_body()`; thread 0 joins at the end.
-template <class Main, class Child>
-void run_two(Scheduler& s, Main main_body, Child child_body) {
-  std::thread main_thread([&] {
-    s.enter_main();
-    const int id = s.on_thread_create();
-    std::thread child([&, id] {
-      s.on_thread_start(id);
-      child_body();
-      s.on_thread_end(id);
-    });
-    main_body(id);
-    s.on_join(id);
-    child.join();
-    s.exit_main();
-  });
-  main_thread.join();
-}
-
-}  // namespace
 
 TEST(TimedWait, AJoinWithATimeoutReturnsWhenTheThreadEndsNotAtItsDeadline) {
   auto strategy = non_preemptive();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # multiprocessing under pyrun holds as natively, and leaves no process behind.
 #
-#   multiprocessing_holds.sh RACELAB TRIALS STRATEGY... -- SCRIPT...
+#   multiprocessing_holds.sh RACELAB TRIALS STRATEGY... -- SCRIPT...   (scripts relative to the repository root)
 #
 # Each script (written as users write them: a spawn or fork pool, a producer
 # process and a queue, a ProcessPoolExecutor, beside threads around
@@ -18,12 +18,14 @@ strategies=()
 while [[ $# -gt 0 && $1 != "--" ]]; do strategies+=("$1"); shift; done
 shift
 here=$(cd "$(dirname "$0")" && pwd)
+# Scripts are given relative to the repository root and run from there: the torch root's
+# Python sees the repository as its working directory (ci/in-torch-root), not by its path here.
+cd "$here/../.."
 check="$here/torch_check.sh"
 failed=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for script in "$@"; do
-  script=$(realpath "$script")  # the torch root's Python starts elsewhere
   name=$(basename "$script" .py)
   # Natively first: `python3 script.py`, in the same Python the trials use.
   if ! bash "$check" 0 "" -- bash -c 'eval "$RACELAB_PYTHON" \"\$0\"' "$script" >"$work/native.log" 2>&1; then

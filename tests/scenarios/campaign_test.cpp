@@ -2,10 +2,12 @@
 // engine's run_cell), merging and Ctrl-C.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "fixtures.h"
 #include "campaign/campaign.h"
+#include "engine/trial_plan.h"
 #include "campaign/cell_claims.h"
 #include "campaign/matrix.h"
 #include "reports/live_report.h"
@@ -16,6 +18,8 @@ using namespace racelab::campaign;
 namespace {
 
 using nlohmann::json;
+using racelab::part_runs;
+using racelab::trial_block;
 
 // A campaign with its report written as it runs, as `racelab compare` runs one.
 struct Reported : CampaignOutcome {
@@ -40,6 +44,7 @@ Scenario toy() { return parse_scenario(testing::scenario_doc(), "toy_leak.json")
 CellSummary fake_cell(const CellSpec& spec, const TrialSink& sink) {
   CellSummary s;
   for (int64_t t = 0; t < spec.max_trials; ++t) {
+    if (!part_runs(spec.part, t, trial_block(spec.strategy))) continue;  // as run_cell: a shard's part only
     std::string outcome = "holds";
     if (spec.mitigation == "none" && t % 3 == 1) outcome = "error";
     if (spec.mitigation == "disable_check" && t == 3) outcome = "silent_fallback";
@@ -113,13 +118,23 @@ TEST(Matrix, TheTimeCapCannotCutWhatAnExpectationNeeds) {
   }
 }
 
-TEST(Matrix, ShardsPartitionTheCells) {
-  const auto cells = plan_cells({toy()}, {});
-  std::multiset<size_t> seen;
+TEST(Matrix, ShardsPartitionEveryCellsTrials) {
+  // Every trial of every cell is in exactly one shard's part (engine/trial_plan.h).
+  Scenario s = toy();
+  s.strategies[0].trials = 100;  // random: dealt trial by trial
+  const auto cells = plan_cells({s}, {});
+  std::map<std::pair<size_t, int64_t>, int> owners;
   for (int i = 0; i < 5; ++i)
-    for (const auto& c : select_shard(cells, {i, 5})) seen.insert(c.index);
-  EXPECT_EQ(seen.size(), cells.size());
-  for (size_t i = 0; i < cells.size(); ++i) EXPECT_EQ(seen.count(i), 1u);
+    for (const auto& c : select_shard(cells, {i, 5})) {
+      EXPECT_EQ(c.spec.part.index, i);
+      EXPECT_EQ(c.spec.part.count, 5);
+      for (int64_t t = 0; t < c.spec.max_trials; ++t)
+        if (part_runs(c.spec.part, t, trial_block(c.spec.strategy))) ++owners[{c.index, t}];
+    }
+  int64_t trials = 0;
+  for (const auto& c : cells) trials += c.spec.max_trials;
+  EXPECT_EQ(owners.size(), static_cast<size_t>(trials));
+  for (const auto& [cell_trial, n] : owners) EXPECT_EQ(n, 1) << "cell " << cell_trial.first << " trial " << cell_trial.second;
   Shard sh;
   EXPECT_TRUE(parse_shard("2/4", &sh));
   EXPECT_EQ(sh.index, 1);
