@@ -39,8 +39,13 @@ for script in "$@"; do
       "$racelab" pyrun -n "$trials" -s "$s" --seed 1 --timeout 240 -- "$script" >"$work/run.log" 2>&1
     rc=$?
     sid=$(cat "$sidfile")
-    sleep 0.5  # a process being reaped is gone in a moment; one left behind is not
-    left=$(pgrep -a -s "$sid" || true)
+    # A process on its way out (a resource tracker that saw its pipe close, on a loaded
+    # machine) is gone within seconds; one left behind is not.
+    for _ in $(seq 100); do
+      left=$(pgrep -a -s "$sid" || true)
+      [[ -z $left ]] && break
+      sleep 0.1
+    done
     if [[ $rc -ne 0 ]]; then
       echo "FAIL $name under $s:"; tail -40 "$work/run.log"; failed=1
     else
