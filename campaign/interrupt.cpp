@@ -41,6 +41,17 @@ void install_interrupt_handlers() {
   pthread_sigmask(SIG_UNBLOCK, &both, nullptr);  // one that is pending arrives now, at the handler
 }
 
+void count_trial(const TrialRecord& r, CellSummary* s) {
+  ++s->trials;
+  ++s->by_outcome[r.outcome];
+  if (!is_failure(r.outcome)) return;
+  ++s->failures;
+  if (s->first_failure_trial < 0) {
+    s->first_failure_trial = r.trial;
+    s->first_failure_schedule = r.schedule_file;
+  }
+}
+
 CellRun run_cell_until_interrupted(const CellRunner& runner, const CellSpec& spec, const TrialSink& sink) {
   CellRun out;
   CellSummary partial;  // rebuilt from the sink, for a cell stopped part-way
@@ -48,15 +59,7 @@ CellRun run_cell_until_interrupted(const CellRunner& runner, const CellSpec& spe
   try {
     out.summary = runner(spec, [&](const TrialRecord& r) {
       sink(r);
-      ++partial.trials;
-      ++partial.by_outcome[r.outcome];
-      if (is_failure(r.outcome)) {
-        ++partial.failures;
-        if (partial.first_failure_trial < 0) {
-          partial.first_failure_trial = r.trial;
-          partial.first_failure_schedule = r.schedule_file;
-        }
-      }
+      count_trial(r, &partial);
       if (interrupt_requested()) throw Interrupted{};
     });
   } catch (const Interrupted&) {

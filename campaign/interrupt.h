@@ -45,6 +45,10 @@ struct CellRun {
 // `sink` first.
 CellRun run_cell_until_interrupted(const CellRunner& runner, const CellSpec& spec, const TrialSink& sink);
 
+// Counts one finished trial, in trial order, into a summary rebuilt from the
+// records (a cell stopped part-way; the parts of `-j N`, cli/cell_parts.h).
+void count_trial(const TrialRecord& r, CellSummary* summary);
+
 // `run`, refusing to start a trial after an interrupt (throws Interrupted):
 // for what runs trials outside a cell (replay's loop, the minimiser).
 TrialRunner stop_on_interrupt(TrialRunner run);

@@ -211,17 +211,7 @@ int run_in_parts(const std::vector<std::string>& argv, int jobs, const CellSpec&
   }
   s.note = add_up_portfolio_notes(notes);
   if (s.note.empty() && !notes.empty()) s.note = notes.front();
-  for (const TrialRecord& r : records) {
-    ++s.trials;
-    ++s.by_outcome[r.outcome];
-    if (is_failure(r.outcome)) {
-      ++s.failures;
-      if (s.first_failure_trial < 0) {
-        s.first_failure_trial = r.trial;
-        s.first_failure_schedule = r.schedule_file;
-      }
-    }
-  }
+  for (const TrialRecord& r : records) campaign::count_trial(r, &s);
   s.wall_s = now_s() - t0;
   out->records = std::move(records);
   out->interrupted = forwarded;
